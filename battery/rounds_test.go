@@ -245,7 +245,7 @@ func TestSessionRoundUndo(t *testing.T) {
 			prog := filepath.Join(b.base, "m.py")
 			os.WriteFile(prog, []byte(mmapWrite), 0o644)
 			cmd := exec.Command(python, prog, "-", "30")
-			cmd.Dir, cmd.Stderr = b.ws, os.Stderr
+			cmd.Dir, cmd.Stderr, cmd.Env = b.ws, os.Stderr, personEnv(b.t)
 			said, err := cmd.StdoutPipe()
 			if err != nil {
 				b.t.Fatal(err)
@@ -312,6 +312,30 @@ func TestSessionRoundUndo(t *testing.T) {
 			})
 		}
 	}
+}
+
+// personEnv is this process's environment for a person's program: PATH
+// without the directory of the registered shims (bash among them). A
+// python3 that is a script run by "#!/usr/bin/env bash" (pyenv's shim)
+// would otherwise run through cordon, with this process's HOME: a
+// session of the real home's, whose policy makes the workspace's
+// .git/hooks again while the test removes the workspace (".git:
+// directory not empty"), and whose sandbox outlives the test.
+func personEnv(t *testing.T) []string {
+	t.Helper()
+	cordon, err := exec.LookPath("cordon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shims := filepath.Dir(cordon)
+	env := os.Environ()
+	for i, v := range env {
+		if path, ok := strings.CutPrefix(v, "PATH="); ok {
+			dirs := slices.DeleteFunc(filepath.SplitList(path), func(d string) bool { return d == shims })
+			env[i] = "PATH=" + strings.Join(dirs, string(os.PathListSeparator))
+		}
+	}
+	return env
 }
 
 // pyWrite is a command that writes data to file in a way the judge does
