@@ -453,11 +453,32 @@ func fail(format string, args ...any) int {
 	return 1
 }
 
+// shimLinks holds, by test and name, the links linkShim made.
+var (
+	shimLinksMu sync.Mutex
+	shimLinks   = map[shimKey]string{}
+)
+
+type shimKey struct {
+	t    testing.TB
+	name string
+}
+
 // linkShim makes the test binary reachable as a shell called name, in a
-// directory of its own, and returns its path.
+// directory of its own, and returns its path: the same path for every
+// call of a test with that name. A new directory per command, made in
+// the directory that holds the test's home, would change a Landlock
+// session's key (it holds the names on the way to the hidden paths) and
+// so replace the session at every command.
 func linkShim(t testing.TB, name string) string {
 	t.Helper()
 	testenv.SkipNested(t)
+	shimLinksMu.Lock()
+	defer shimLinksMu.Unlock()
+	key := shimKey{t, name}
+	if p, ok := shimLinks[key]; ok {
+		return p
+	}
 	// testscript's copy, outside scratch space like p: cordon refuses
 	// to run from a place sandboxed commands can write.
 	self, err := exec.LookPath("cordon")
@@ -473,6 +494,12 @@ func linkShim(t testing.TB, name string) string {
 	if err := os.Link(self, p); err != nil {
 		t.Skipf("cannot link the test binary: %v", err)
 	}
+	shimLinks[key] = p
+	t.Cleanup(func() {
+		shimLinksMu.Lock()
+		delete(shimLinks, key)
+		shimLinksMu.Unlock()
+	})
 	return p
 }
 

@@ -112,6 +112,9 @@ func newBattery(t *testing.T, backend string) *battery {
 	backend, session := strings.CutSuffix(backend, "/session")
 	b := &battery{t: t, backend: backend, cordon: linkShim(t, "cordon"), bash: bash, base: base,
 		home: filepath.Join(base, "home"), ws: filepath.Join(t.TempDir(), "ws"), session: session}
+	// The shim b.shim runs, linked now: its directory made after a
+	// command started the session would replace a Landlock session.
+	linkShim(t, "bash")
 	files := map[string]string{
 		".ssh/id_ed25519":           secret,
 		".ssh/known_hosts":          "github.com ssh-ed25519 AAAA\n",

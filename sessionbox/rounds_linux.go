@@ -72,7 +72,16 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 		return // (the round after the command runs all the same)
 	}
 	if paths, ok := m.changes.Paths(); ok {
-		m.keepChanged(st, clock, paths)
+		m.keepChanged(st, clock, paths, time.Time{})
+	} else if last, ok := st.LastRound(r.Workspace); ok {
+		// The watch cannot name what changed: it has just started (a
+		// new session's first command, the agent's Landlock session
+		// replaced when an entry in the home directory came or went,
+		// say) or lost events. What changed since the last round
+		// (whichever session or shim ran it) is found by its change
+		// time instead: else a person's edit made while the old
+		// session lived would not be kept before this command.
+		m.keepChanged(st, clock, []string{"."}, last)
 	}
 	c.saver = m.startSaver(c, clock)
 }
@@ -81,14 +90,14 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 // the files among paths (relative to the workspace, what the watch saw
 // change since the last round) and below the directories among them,
 // up to maxKeepChanged, that changed before clock, the file clock read
-// before the command starts: what a person (or a background process)
-// changed between two commands is kept before the next command can
-// destroy it, so that it is there to undo; without a session nothing
-// tells which files changed, and only the repository's data is kept
-// before a command (shim.preRound). Not what is in a git directory (the
-// saver's pre-round keeps the repository's data) or in a regenerable
-// one.
-func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []string) {
+// before the command starts (and, unless since is zero, at or after
+// since): what a person (or a background process) changed between two
+// commands is kept before the next command can destroy it, so that it
+// is there to undo; without a session nothing tells which files
+// changed, and only the repository's data is kept before a command
+// (shim.preRound). Not what is in a git directory (the saver's
+// pre-round keeps the repository's data) or in a regenerable one.
+func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []string, since time.Time) {
 	ws := m.s.Policy.Workspace
 	var files []string
 	n := 0
@@ -107,7 +116,8 @@ func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []strin
 					add(filepath.Join(abs, d.Name()))
 				}
 			}
-		case fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0:
+		case !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0:
+		case since.IsZero() || snapshot.ChangedSince(fi, since):
 			files = append(files, abs)
 		}
 	}

@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/snapshot"
 )
 
@@ -198,5 +200,47 @@ func TestLockedLook(t *testing.T) {
 	lockedLook(st, ws, time.Minute, func() bool { ran = true; return false }, func() {})
 	if !ran {
 		t.Error("the look did not run while a saver held the lock")
+	}
+}
+
+// TestKeepChangedSince: when the watch cannot name what changed (a new
+// session), the files of the workspace changed since the last round
+// began are kept before the command, and none from before it, nor what
+// is in .git or a regenerable directory.
+func TestKeepChangedSince(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	st := snapshot.Open(state, snapshot.Budgets{Command: 1 << 20})
+	write := func(rel string) {
+		p := filepath.Join(ws, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("old.txt")
+	time.Sleep(50 * time.Millisecond) // (more than a tick of the file clock)
+	since, err := st.FileClock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	for _, rel := range []string{"new.txt", "dir/new.txt", ".git/new", "node_modules/x/new.js"} {
+		write(rel)
+	}
+	time.Sleep(50 * time.Millisecond)
+	clock, err := st.FileClock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &manager{s: spec{Policy: &platform.Policy{Workspace: ws, Regenerable: []string{"node_modules"}}, StateDir: state}}
+	m.keepChanged(st, clock, []string{"."}, since)
+	var kept []string
+	for _, e := range st.Index(ws).Entries {
+		rel, _ := filepath.Rel(ws, e.Path)
+		kept = append(kept, rel)
+	}
+	slices.Sort(kept)
+	if want := []string{"dir/new.txt", "new.txt"}; !slices.Equal(kept, want) {
+		t.Errorf("kept %q, want %q", kept, want)
 	}
 }

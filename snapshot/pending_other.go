@@ -2,6 +2,8 @@
 
 package snapshot
 
+import "time"
+
 // The continuous guard runs on Unix only; see pending_unix.go.
 
 // SaverRole is the continuous guard's saver's role (Unix only).
@@ -12,6 +14,9 @@ func (s *Store) CountRound(ws string) {}
 
 // Rounds is 0 here.
 func (s *Store) Rounds(ws string) int { return 0 }
+
+// LastRound is never known here.
+func (s *Store) LastRound(ws string) (time.Time, bool) { return time.Time{}, false }
 
 // MarkPending is a no-op here.
 func (s *Store) MarkPending(ws string, pid, saver int) error { return nil }

@@ -53,6 +53,18 @@ func (s *Store) Rounds(ws string) int {
 	return n
 }
 
+// LastRound returns when ws's last round of the continuous guard began
+// (it counts itself, [Store.CountRound], before it reads anything); ok
+// is false when none ran.
+func (s *Store) LastRound(ws string) (began time.Time, ok bool) {
+	fi, err := os.Stat(s.pendingDir(ws) + ".rounds")
+	if err != nil {
+		return time.Time{}, false
+	}
+	sec, nsec := ctime(fi)
+	return time.Unix(sec, nsec), true
+}
+
 // MarkPending records that saver will save ws after process pid ends.
 func (s *Store) MarkPending(ws string, pid, saver int) error {
 	dir := s.pendingDir(ws)
