@@ -652,10 +652,26 @@ func TestSessionBelowRootBetweenCommands(t *testing.T) {
 				"os.system(\"git init -q deep/repo && printf '#!/bin/sh\\\\ntouch pwned\\\\n' > deep/repo/.git/hooks/pre-commit && chmod +x deep/repo/.git/hooks/pre-commit\")\n" +
 				"open('wrote', 'w').close()\n"
 			r.background(python, writer)
-			time.Sleep(time.Second)
-			for _, name := range []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc", "deep/repo/.git/hooks/pre-commit"} {
-				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
-					t.Errorf("%s written by the session's background process is on the host a second later", name)
+			// The watch puts them back within a second on a quiet
+			// machine; the battery runs many tests at once beside CI's
+			// race and fuzz checks, where the planted hook was still
+			// there after one second (twice, as the ordinary user): up
+			// to three, and a log line when it took more than one.
+			names := []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc", "deep/repo/.git/hooks/pre-commit"}
+			for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+				left := slices.DeleteFunc(slices.Clone(names), func(name string) bool {
+					_, err := os.Stat(filepath.Join(r.ws, name))
+					return err != nil
+				})
+				if len(left) == 0 {
+					if d := time.Since(start); d > time.Second {
+						t.Logf("put back after %v", d)
+					}
+					break
+				}
+				if time.Since(start) > 3*time.Second {
+					t.Errorf("%s written by the session's background process still on the host three seconds later", strings.Join(left, ", "))
+					break
 				}
 			}
 			if _, err := os.Stat(filepath.Join(r.ws, "packages/app/index.js")); err != nil {
