@@ -244,9 +244,10 @@ func (m *manager) hold() error {
 		return err
 	}
 	m.held = true
-	if m.changes != nil && !m.released.IsZero() && m.changes.Changed() {
+	if !m.released.IsZero() {
 		// What appeared since the ticket was given back, made by a
 		// person, the agent's file tools or nothing of the session's.
+		// (Every time: the watch's change flag missed it.)
 		guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, guard.AdoptAppeared(m.s.StateDir, m.s.Policy, m.released))
 	}
 	if m.changes == nil {
@@ -280,6 +281,7 @@ func (m *manager) release() {
 			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy, m.since)
 			m.since = time.Time{}
 		}
+		m.released = time.Now()
 		os.WriteFile(m.s.Socket+busySuffix, []byte(strconv.Itoa(m.base)), 0o600)
 		return
 	}
