@@ -53,13 +53,13 @@ type manager struct {
 	between func()         // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
 	changes *guard.Changes // what may have changed below the workspace's root, for the session's life
 	since   time.Time      // the start of the first command since the last watch or release
-	// released is when the ticket was last given back with nothing
-	// left running (zero: never): what appears after it is no command's
-	// the guard saw.
-	released time.Time
-	base     int               // the processes below this one with no command running (bwrap, the keeper)
-	self     map[string]string // this process's namespaces
-	filters  int               // this process's seccomp filters
+	// heldAt is when the ticket was last taken (zero: never): a
+	// repository made since that the ledger does not keep is adopted
+	// when the next command takes it again.
+	heldAt  time.Time
+	base    int               // the processes below this one with no command running (bwrap, the keeper)
+	self    map[string]string // this process's namespaces
+	filters int               // this process's seccomp filters
 	// broker serves the session's credentials, nil when it brokers none
 	// (brokerErr says why, when it should have).
 	broker    *platform.Brokerage
@@ -240,15 +240,20 @@ func (m *manager) hold() error {
 	if !m.guarded || m.held {
 		return nil
 	}
+	prev := m.heldAt
+	m.heldAt = time.Now()
 	if _, err := guard.Hold(m.s.StateDir, m.s.Policy.GuardedNow()); err != nil {
 		return err
 	}
 	m.held = true
-	if !m.released.IsZero() {
+	if !prev.IsZero() {
 		// What appeared since the ticket was given back, made by a
 		// person, the agent's file tools or nothing of the session's.
-		// (Every time: the watch's change flag missed it.)
-		guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, guard.AdoptAppeared(m.s.StateDir, m.s.Policy, m.released))
+		// Since the last ticket was taken, not since it was given back:
+		// the person's next step may come before the manager's end of
+		// the last command (the shim exits beside it). (Every time: the
+		// watch's change flag missed it.)
+		guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, guard.AdoptAppeared(m.s.StateDir, m.s.Policy, prev))
 	}
 	if m.changes == nil {
 		m.changes = guard.WatchChanges(m.s.Policy, m.since)
@@ -281,14 +286,12 @@ func (m *manager) release() {
 			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy, m.since)
 			m.since = time.Time{}
 		}
-		m.released = time.Now()
 		os.WriteFile(m.s.Socket+busySuffix, []byte(strconv.Itoa(m.base)), 0o600)
 		return
 	}
 	os.Remove(m.s.Socket + busySuffix)
 	m.stopBetween()
 	m.since = time.Time{}
-	m.released = time.Now()
 	lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
 	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	m.held = false
