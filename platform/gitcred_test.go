@@ -203,16 +203,7 @@ func TestHostGitChangedHelper(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	// Root's own files are held to it only in root's home directory.
-	parent := t.TempDir()
-	if os.Getuid() == 0 {
-		dir, err := os.MkdirTemp(AccountHome(), ".cordon-test-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		parent = dir
-	}
+	parent := heldDir(t)
 	home, bin := filepath.Join(parent, "home"), filepath.Join(parent, "bin")
 	os.MkdirAll(home, 0o755)
 	os.MkdirAll(bin, 0o755)

@@ -251,16 +251,7 @@ func TestHostProgramsNotTheAgents(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("change times are not read on Windows")
 	}
-	// Root's own files are held to it only in root's home directory.
-	parent := t.TempDir()
-	if os.Getuid() == 0 {
-		dir, err := os.MkdirTemp(AccountHome(), ".cordon-test-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		parent = dir
-	}
+	parent := heldDir(t)
 	base, err := filepath.EvalSymlinks(parent)
 	if err != nil {
 		t.Fatal(err)
@@ -305,4 +296,19 @@ func TestHostProgramsNotTheAgents(t *testing.T) {
 	if got, _ := FindProgram("git", path, nil, agentLater); got != fresh+"/git" {
 		t.Errorf("FindProgram with every file older than the agent = %q; want %s", got, fresh+"/git")
 	}
+}
+
+// heldDir is a new directory whose files this user's are held to the
+// agent's start: for root, only those in root's home directory are.
+func heldDir(t *testing.T) string {
+	t.Helper()
+	if os.Getuid() != 0 {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp(AccountHome(), ".cordon-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
