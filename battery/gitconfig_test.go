@@ -608,5 +608,26 @@ func TestGitPersonsDeepRepository(t *testing.T) {
 		if !strings.Contains(errs, "appeared between commands") && !undone {
 			t.Errorf("no line says the repository is taken for a command's, or the command's change to it undone:\n%s", errs)
 		}
+		// The same when the next command comes in a new session (the
+		// last one ended: idle, stopped, or its key changed): the new
+		// session's manager never saw the repository appear.
+		stopSessions(t, r.home)
+		r.host("git init -q vendor/newer")
+		os.WriteFile(filepath.Join(r.ws, "a.sh"), []byte("git -C vendor/newer config core.fsmonitor 'touch "+marker+"2; false' && echo planted\n"), 0o644)
+		out, errs, _ = r.sh("./x < a.sh")
+		r.hostMay("cd vendor/newer && git status --short >/dev/null 2>&1; true")
+		if !strings.Contains(out, "planted") {
+			t.Fatalf("the script did not run:\n%s\n%s", out, errs)
+		}
+		if _, err := os.Stat(marker + "2"); err == nil {
+			t.Fatalf("the person's git ran a program a command of a new session planted in a repository that appeared before it:\n%s", errs)
+		}
+		// (Without a session, a Landlock command's policy names the
+		// repository's configuration itself: taken as it was at the
+		// ticket's start, the command's change put back.)
+		undone = strings.Contains(errs, "vendor/newer/.git/config: a sandboxed command changed keys") && strings.Contains(errs, "undone")
+		if !strings.Contains(errs, "vendor/newer: a git repository below the workspace's root that was not there") && !undone {
+			t.Errorf("no line says the repository that appeared is taken for a command's, or the command's change to it undone:\n%s", errs)
+		}
 	})
 }

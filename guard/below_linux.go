@@ -144,18 +144,20 @@ func checkBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 	return append(lines, moveAside(stateDir, ws, found)...)
 }
 
-// AdoptAppeared adopts the repositories made below the root of p's
-// workspace since since ([AdoptRoots]), and moves nothing else: a
-// session's manager asks it at a command's start when its watch saw a
-// change since the ticket was last given back. Between commands no
-// ticket is held and nothing looks, and a repository below the root
-// that neither the index nor the workspace's top level names (git init
-// vendor/new) is not found by the ticket's start either: its
-// configuration would not be guarded during the command (a command set
-// core.fsmonitor there, and the person's next git ran it). The lines
-// say what was adopted.
-func AdoptAppeared(stateDir string, p *platform.Policy, since time.Time) []string {
-	if p.Workspace == "" || stateDir == "" || !hasBelowEntries(p.RootGuarded) {
+// adoptAppeared adopts the repositories made below the root of p's
+// workspace since since, the last trusted state ([begin]), that the
+// ledger does not keep ([AdoptRoots]), and moves nothing else: before
+// a command starts, when a new trusted state is taken. Nothing looks
+// between commands, and the trusted state's repositories are those the
+// index names, those at the workspace's top level and those the ledger
+// keeps: one made meanwhile deeper (git init vendor/new, by a person,
+// the agent's file tools or a process a command left, which nothing
+// tells apart) would otherwise not be guarded during the command (a
+// command set core.fsmonitor there, and the person's next git ran it),
+// whichever process takes the ticket: the same session's manager, a new
+// session's, or a command's guard. The lines say what was adopted.
+func adoptAppeared(stateDir string, p *platform.Policy, since time.Time) []string {
+	if since.IsZero() || p.Workspace == "" || stateDir == "" || !hasBelowEntries(p.RootGuarded) {
 		return nil
 	}
 	_, made, _ := findBelow(stateDir, p.Workspace, p.RootGuarded, p.Regenerable, p.Nested, since, nil, false)

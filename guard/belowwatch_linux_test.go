@@ -2,6 +2,7 @@ package guard
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -308,6 +309,65 @@ func TestWatchChanges(t *testing.T) {
 		}
 		if c.Changed() {
 			t.Errorf("%s seen twice", f)
+		}
+	}
+}
+
+// A session's watch tells whether a repository was made or moved in
+// below the root since it was last asked (a session's next ticket looks
+// for them only then, [HoldWatched]): a place written, a file in an old
+// repository, do not count; a git init, a repository moved in from
+// outside, a directory made a bare repository do, each once.
+func TestChangesAppeared(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(filepath.Join(ws, "vendor/old"), 0o755)
+	hostGit(t, filepath.Join(ws, "vendor/old"), "", "init", "-q")
+	p := &platform.Policy{Workspace: ws, RootGuarded: []string{".envrc", ".git/hooks", ".git/config"}, Regenerable: []string{"node_modules"}}
+	time.Sleep(20 * time.Millisecond)
+	c := WatchChanges(p, time.Now())
+	if c == nil {
+		t.Fatal("no watch")
+	}
+	defer c.Stop()
+	if c.Appeared() {
+		t.Error("a repository older than the watch's since counts as appeared")
+	}
+	os.WriteFile(filepath.Join(ws, "vendor/.envrc"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(ws, "vendor/old/.git/description"), []byte("x"), 0o644)
+	if c.Appeared() {
+		t.Error("a place written, or a file in an old repository, counts as a repository that appeared")
+	}
+	steps := []struct {
+		name string
+		make func()
+	}{
+		{"git init", func() {
+			os.MkdirAll(filepath.Join(ws, "vendor/new"), 0o755)
+			hostGit(t, filepath.Join(ws, "vendor/new"), "", "init", "-q")
+		}},
+		{"a repository moved in", func() {
+			out := filepath.Join(root, "out")
+			os.MkdirAll(out, 0o755)
+			hostGit(t, out, "", "init", "-q")
+			if err := os.Rename(out, filepath.Join(ws, "vendor/moved")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a bare repository", func() {
+			hostGit(t, ws, "", "init", "-q", "--bare", "deep/bare")
+		}},
+	}
+	for _, s := range steps {
+		s.make()
+		if !c.Appeared() {
+			t.Errorf("%s: not seen", s.name)
+		}
+		if c.Appeared() {
+			t.Errorf("%s: seen twice", s.name)
 		}
 	}
 }

@@ -35,8 +35,11 @@ type Changes struct {
 	w     *belowWatch
 	ev    sync.Mutex // held while events are read and looked at
 	dirty bool       // a place below the root may have changed
-	below bool       // there are places below the root to look for
-	ready atomic.Bool
+	// appeared: a repository may have been made or moved in below the
+	// root since the last [Changes.Appeared].
+	appeared bool
+	below    bool // there are places below the root to look for
+	ready    atomic.Bool
 	// touched: something in the workspace changed since the last
 	// [Changes.Clear] (or the watch's start).
 	touched bool
@@ -83,7 +86,8 @@ func WatchChanges(p *platform.Policy, since time.Time) *Changes {
 	c := &Changes{below: hasBelowEntries(p.RootGuarded), extra: map[int32]string{}, touched: true, pathsLost: true}
 	w := &belowWatch{ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}, mask: roundEvents}
 	mark := func(string) { c.dirty = true }
-	w.found, w.newRepo, w.newBare = mark, mark, mark
+	repo := func(string) { c.dirty, c.appeared = true, true }
+	w.found, w.newRepo, w.newBare = mark, repo, repo
 	// A place in a directory changed since (moved in with it, before the
 	// first walk got there) counts: the walk at the end asks git.
 	w.clean = func(string) bool { return false }
@@ -246,6 +250,26 @@ func (c *Changes) Changed() bool {
 	changed := c.dirty || c.w.partial
 	c.dirty = false
 	return changed
+}
+
+// Appeared reports whether a repository may have been made or moved in
+// below the root since the last call (or since the watch's since, for
+// the first): the events queued until now are read first. Always true
+// where the watch does not see everything (more directories than it
+// holds, events lost), has stopped, or for a nil c.
+func (c *Changes) Appeared() bool {
+	if c == nil {
+		return true
+	}
+	c.ev.Lock()
+	defer c.ev.Unlock()
+	if c.w.stopped.Load() {
+		return true
+	}
+	c.read()
+	appeared := c.appeared || c.w.partial
+	c.appeared = false
+	return appeared
 }
 
 // Dirty reports whether anything in the workspace may have changed

@@ -371,15 +371,22 @@ func (b *book) reconcile() []string {
 // begin records that this process runs a command in ws guarded by
 // g: a dead guard's leftovers are reconciled first; when no other
 // command runs there, the disk as it is now (a person's own edits
-// included) becomes the trusted state.
-func begin(stateDir, ws string, g guarded) ([]string, error) {
+// included) becomes the trusted state. Then prev is when the last one
+// was taken (zero when this is the first, or the person's own
+// repositories below the root are taken now): the repositories that
+// appeared below the root since are the caller's to adopt before the
+// command starts ([adoptAppeared]).
+func begin(stateDir, ws string, g guarded) (lines []string, prev time.Time, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
+		return nil, time.Time{}, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
 	}
 	defer b.close()
-	lines, _ := b.sweep()
+	lines, _ = b.sweep()
 	if len(b.l.Active) == 0 {
+		if b.l.OwnWalked {
+			prev = b.l.TrustedAt
+		}
 		// Each once: rules name some places twice (.git/hooks read-only
 		// and guarded), and each is walked at every reconcile.
 		b.l.Patterns = nil
@@ -425,9 +432,9 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {
-		return lines, fmt.Errorf("cannot write the guard's ledger in %s: %w", stateDir, err)
+		return lines, time.Time{}, fmt.Errorf("cannot write the guard's ledger in %s: %w", stateDir, err)
 	}
-	return lines, nil
+	return lines, prev, nil
 }
 
 // end reconciles after a command and drops this process's ticket.

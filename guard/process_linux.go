@@ -292,7 +292,10 @@ func Main(args []string) int {
 	guarded := ws != "" && (len(s.Policy.Guarded) > 0 || len(s.Policy.GitConfig) > 0)
 	if guarded {
 		g := guardedBy(s.Policy)
-		lines, err := begin(s.StateDir, ws, g)
+		lines, prev, err := begin(s.StateDir, ws, g)
+		if err == nil {
+			lines = append(lines, adoptAppeared(s.StateDir, s.Policy, prev)...)
+		}
 		// What was put back or moved aside since the last command, with
 		// no terminal to say it then (the snapshot round's, a session's).
 		say(append(takeLines(s.StateDir, ws), lines...))

@@ -25,12 +25,25 @@ import (
 // does (see [begin]); [Release] ends it. While it is held, a code-running
 // key written to git's configuration is undone at once, as during a
 // command ([watchConfigs]): a background process of the session may
-// write one at any time. The lines say what was put back.
+// write one at any time. The lines say what was put back, and what was
+// adopted: the repositories that appeared below the root since the last
+// trusted state ([adoptAppeared]).
 func Hold(stateDir string, p *platform.Policy) ([]string, error) {
+	return HoldWatched(stateDir, p, nil)
+}
+
+// HoldWatched is [Hold] for a session whose watch c ([WatchChanges])
+// runs from before its last ticket was taken: the look for repositories
+// that appeared since is left out when c saw none appear since it was
+// last asked ([Changes.Appeared]). A nil c looks every time.
+func HoldWatched(stateDir string, p *platform.Policy, c *Changes) ([]string, error) {
 	ws := p.Workspace
-	lines, err := begin(stateDir, ws, guardedBy(p))
+	lines, prev, err := begin(stateDir, ws, guardedBy(p))
 	if err != nil {
 		return lines, err
+	}
+	if !prev.IsZero() && c.Appeared() {
+		lines = append(lines, adoptAppeared(stateDir, p, prev)...)
 	}
 	if len(p.GitConfig) > 0 {
 		watching.Lock()

@@ -15,7 +15,7 @@ func TestCleanLedgers(t *testing.T) {
 	live, gone, again := filepath.Join(base, "live"), filepath.Join(base, "gone"), filepath.Join(base, "again")
 	for _, ws := range []string{live, gone, again} {
 		os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
-		if _, err := begin(state, ws, guarded{patterns: []string{ws + "/.git/hooks"}}); err != nil {
+		if _, _, err := begin(state, ws, guarded{patterns: []string{ws + "/.git/hooks"}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := end(state, ws); err != nil {

@@ -45,18 +45,14 @@ type spec struct {
 // A manager is one session's sandbox, from the host.
 type manager struct {
 	s       spec
-	ctl     int            // the control socket to the keeper
-	lis     int            // the listening socket
-	agent   int            // the agent's pidfd, or -1
-	guarded bool           // the workspace has guarded places
-	held    bool           // this process holds a ticket in the workspace's ledger
-	between func()         // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
-	changes *guard.Changes // what may have changed below the workspace's root, for the session's life
-	since   time.Time      // the start of the first command since the last watch or release
-	// heldAt is when the ticket was last taken (zero: never): a
-	// repository made since that the ledger does not keep is adopted
-	// when the next command takes it again.
-	heldAt  time.Time
+	ctl     int               // the control socket to the keeper
+	lis     int               // the listening socket
+	agent   int               // the agent's pidfd, or -1
+	guarded bool              // the workspace has guarded places
+	held    bool              // this process holds a ticket in the workspace's ledger
+	between func()            // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
+	changes *guard.Changes    // what may have changed below the workspace's root, for the session's life
+	since   time.Time         // the start of the first command since the last watch or release
 	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
 	filters int               // this process's seccomp filters
@@ -240,21 +236,15 @@ func (m *manager) hold() error {
 	if !m.guarded || m.held {
 		return nil
 	}
-	prev := m.heldAt
-	m.heldAt = time.Now()
-	if _, err := guard.Hold(m.s.StateDir, m.s.Policy.GuardedNow()); err != nil {
+	// (With the session's watch, once it runs: the look for the
+	// repositories that appeared since the last trusted state only when
+	// it saw one appear.)
+	lines, err := guard.HoldWatched(m.s.StateDir, m.s.Policy.GuardedNow(), m.changes)
+	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
+	if err != nil {
 		return err
 	}
 	m.held = true
-	if !prev.IsZero() {
-		// What appeared since the ticket was given back, made by a
-		// person, the agent's file tools or nothing of the session's.
-		// Since the last ticket was taken, not since it was given back:
-		// the person's next step may come before the manager's end of
-		// the last command (the shim exits beside it). (Every time: the
-		// watch's change flag missed it.)
-		guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, guard.AdoptAppeared(m.s.StateDir, m.s.Policy, prev))
-	}
 	if m.changes == nil {
 		m.changes = guard.WatchChanges(m.s.Policy, m.since)
 	}
