@@ -12,12 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/snapshot"
 )
-
-// processStart is about when this test process started.
-var processStart = time.Now()
 
 // The continuous guard's rounds in a session (issue 30): the session's
 // manager starts a round after a command only when something in the
@@ -33,13 +29,6 @@ func roundsBattery(t *testing.T, backend string) (*battery, *snapshot.Store) {
 	t.Helper()
 	b := newBattery(t, backend+"/session")
 	b.settings("")
-	// The shims' agent is this test process. Within a second of its
-	// start a command passes over it, as one started with the command
-	// (platform.AgentSince), and takes go test's start instead, a part
-	// of the session's key: the first command after that second would
-	// get a new session, and roundsOf would run its command twice (rm
-	// notes.txt, the second time, fails).
-	time.Sleep(time.Until(processStart.Add(platform.InstalledMargin + platform.StartPrecision)))
 	// Without the battery's ssh-agent socket in /tmp: it puts /tmp's
 	// entries in Landlock's session key, and on a machine shared with
 	// other test runs they change all the time (a new session each

@@ -201,6 +201,65 @@ time.sleep(600)`, r.shim)
 	}
 }
 
+// TestSessionAgentsFirstSecond: an agent whose first command comes
+// within a second of its start (the bound of the files it may have
+// written passes over so young a process) and whose next comes later
+// keeps one session: what the first left running is there for the
+// second, and no line says the session was replaced. Named
+// (CORDON_SESSION) or found by the agent's process.
+func TestSessionAgentsFirstSecond(t *testing.T) {
+	python := needPython(t)
+	atOnce(t, []string{"bwrap/agent", "bwrap/named", "landlock/agent", "landlock/named"}, func(t *testing.T, name string) {
+		backend, kind, _ := strings.Cut(name, "/")
+		r := newSessionRig(t, backend)
+		marker := fmt.Sprintf("%d.%d", 700+os.Getpid()%100, time.Now().UnixNano()%100000)
+		agent := exec.Command(python, "-c", `import subprocess, sys, time
+def run(script):
+    p = subprocess.run([sys.argv[1], "-c", script], capture_output=True, text=True)
+    print(repr((p.returncode, p.stdout, p.stderr)), flush=True)
+run("nohup sleep `+marker+` >/dev/null 2>&1 & echo one")
+time.sleep(1.5)
+run("echo two")
+time.sleep(600)`, r.shim)
+		agent.Dir = r.ws
+		agent.Env = r.env
+		if kind == "agent" {
+			agent.Env = slices.DeleteFunc(slices.Clone(r.env), func(kv string) bool { return strings.HasPrefix(kv, "CORDON_SESSION=") })
+		}
+		out, err := agent.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := agent.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			// (The sessions end with the agent, and put the workspace
+			// back as they do: before its directory is removed.)
+			managers := managersOf(r.home)
+			agent.Process.Kill()
+			agent.Wait()
+			for _, m := range managers {
+				for start := time.Now(); syscall.Kill(m, 0) == nil && time.Since(start) < 5*time.Second; time.Sleep(20 * time.Millisecond) {
+				}
+			}
+		}()
+		lines := bufio.NewReader(out)
+		first, _ := lines.ReadString('\n')
+		second, _ := lines.ReadString('\n')
+		if !strings.Contains(first, `'one\n'`) || !strings.Contains(second, `'two\n'`) {
+			r.noSandbox(first + second)
+			t.Fatalf("the agent's commands:\n%s%s", first, second)
+		}
+		if strings.Contains(second, "new session sandbox") {
+			t.Errorf("the agent's second command said its session was replaced:\n%s", second)
+		}
+		if n := len(managersOf(r.home)); n != 1 {
+			t.Errorf("%d session managers after the agent's second command, want 1 (its first command's session kept)", n)
+		}
+	})
+}
+
 // managersOf lists the managers of the sessions of a fake home.
 func managersOf(home string) []int {
 	files, _ := filepath.Glob(filepath.Join(home, ".local", "state", "cordon", "sessions", "*.pid"))

@@ -173,6 +173,18 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	}
 	p := *o.Policy
 	p.Env = nil // the command's, sent with it
+	// The agent, by its process where one is found, not by the bound of
+	// platform.AgentSince its command carries: that bound passes over
+	// an agent less than a second old, and an agent's first command and
+	// its next had different keys, the second a new sandbox (and what
+	// the first left running out of its reach). The session keeps its
+	// first command's bound, which is the strictest: for one agent the
+	// bound only moves later as the agent ages.
+	agent := fmt.Sprint(p.AgentSince)
+	if a != nil {
+		agent = fmt.Sprintf("%d %s", a.Pid, a.Start)
+		p.AgentSince = 0
+	}
 	// Not the sockets found at the start in scratch space and the home
 	// directory (an app's, a test run's, a database's, *.sock in /tmp):
 	// they come and go all the time, the commands' own among them, and
@@ -225,10 +237,10 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	if err := unix.Stat("/proc/self/exe", &self); err != nil {
 		return "", nil, err
 	}
-	o.id, o.parts = id, keyParts(o.Backend.Name(), &p)
+	o.id, o.parts = id, keyParts(o.Backend.Name(), &p, agent)
 	o.brokerKey = brokerKey(secret, id)
 	h := sha256.New()
-	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy)
+	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy, agent)
 	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
 	o.parts["cordon itself (updated)"] = fmt.Sprintf("%d %d %d %d", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
 	// The mount namespace the sandbox would be made from: one made inside

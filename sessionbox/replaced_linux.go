@@ -25,9 +25,9 @@ import (
 // changed. Each agent's (or named session's) last key is remembered, by
 // its parts, in the sessions' directory.
 
-// keyParts are digests of the policy's parts a person can name, for
-// saying which changed.
-func keyParts(backend string, p *platform.Policy) map[string]string {
+// keyParts are digests of the policy's parts a person can name, and
+// the agent's, for saying which changed.
+func keyParts(backend string, p *platform.Policy, agent string) map[string]string {
 	sum := func(lists ...[]string) string {
 		h := sha256.New()
 		for _, l := range lists {
@@ -47,7 +47,7 @@ func keyParts(backend string, p *platform.Policy) map[string]string {
 		"the network settings":                              sum([]string{string(p.Network)}, p.NetAllow, p.NetDeny),
 		"the resource limits or the private /tmp":           fmt.Sprintf("%v %v", p.Limits, p.PrivateTmp),
 		"the credential variables set":                      sum(credentialNames(p)),
-		"the agent (another under the same CORDON_SESSION)": fmt.Sprint(p.AgentSince),
+		"the agent (another under the same CORDON_SESSION)": agent,
 	}
 }
 
