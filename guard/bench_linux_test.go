@@ -279,13 +279,27 @@ func BenchmarkCheckBelowRepos(b *testing.B) {
 }
 
 // BenchmarkHoldRelease is the guard's part of a session's later command
-// in its manager: the ticket taken as the command starts ([Hold]) and
-// dropped as it ends ([Release]), in the repository of [BenchmarkReconcile].
-func BenchmarkHoldRelease(b *testing.B) {
+// in its manager: the ticket taken as the command starts ([HoldWatched],
+// with the session's watch, which saw no repository appear) and dropped
+// as it ends ([Release]), in the repository of [BenchmarkReconcile].
+func BenchmarkHoldRelease(b *testing.B) { benchHoldRelease(b, true) }
+
+// BenchmarkHoldReleaseLook is [BenchmarkHoldRelease] with the look for
+// repositories that appeared since the last ticket ([adoptAppeared]):
+// a command's guard, or a new session's first command.
+func BenchmarkHoldReleaseLook(b *testing.B) { benchHoldRelease(b, false) }
+
+func benchHoldRelease(b *testing.B, watched bool) {
 	ws, state, p := benchWorkspace(b)
+	var c *Changes
+	if watched {
+		c = WatchChanges(p, time.Now())
+		defer c.Stop()
+		c.Appeared()
+	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if lines, err := Hold(state, p); err != nil || len(lines) > 0 {
+		if lines, err := HoldWatched(state, p, c); err != nil || len(lines) > 0 {
 			b.Fatalf("hold: %v %v", lines, err)
 		}
 		if lines, err := Release(state, ws); err != nil || len(lines) > 0 {
