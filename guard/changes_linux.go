@@ -2,7 +2,10 @@ package guard
 
 import (
 	"bytes"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +50,13 @@ type Changes struct {
 	// for the round alone: the directory, relative to the workspace.
 	extra        map[int32]string
 	extraPartial bool // some could not be watched (bounds, the kernel's limit)
+	// gitDirs are the watches among extra of the .git directories
+	// below the root that are no nested repository's the policy names
+	// (nor in a regenerable directory); headless those of them with no
+	// HEAD, which no walk takes for a repository: one made there later
+	// makes one appear as surely as a .git made (see [Changes.Appeared]).
+	gitDirs  map[int32]bool
+	headless map[int32]bool
 	// paths are what changed since the last Clear, relative to the
 	// workspace, up to maxChangedPaths; pathsLost when more did, or a
 	// queue overflowed.
@@ -169,10 +179,23 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 	}
 	if mask&unix.IN_IGNORED != 0 && inExtra {
 		delete(c.extra, wd)
+		delete(c.gitDirs, wd)
+		delete(c.headless, wd)
 		return
 	}
 	if dir == "" || name == "" {
 		return
+	}
+	if c.gitDirs[wd] && strings.EqualFold(name, "HEAD") {
+		switch {
+		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && c.headless[wd]:
+			// A git directory no walk took for a repository is one now
+			// (a file tool wrote its HEAD; found by an attacker).
+			delete(c.headless, wd)
+			c.dirty, c.appeared = true, true
+		case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+			c.headless[wd] = true
+		}
 	}
 	rel := join(dir, name)
 	if !c.pathsLost && !c.paths[rel] {
@@ -223,12 +246,41 @@ func (c *Changes) tree(dirfd int, name, rel string, self bool, depth int) {
 		}
 		if _, walked := c.w.dirs[int32(wd)]; !walked {
 			c.extra[int32(wd)] = rel
+			if name == ".git" && c.belowGitDir(rel) {
+				c.gitDir(fd, int32(wd))
+			}
 		}
 	}
 	for _, d := range readDirFD(fd) {
 		if d.typ == unix.DT_DIR {
 			c.tree(fd, d.name, join(rel, d.name), true, depth+1)
 		}
+	}
+}
+
+// belowGitDir reports whether rel, a .git directory, is one below the
+// root that is no nested repository's the policy names and lies in no
+// regenerable directory (where the walks for repositories do not go).
+func (c *Changes) belowGitDir(rel string) bool {
+	parent := filepath.Dir(rel)
+	return parent != "." && !slices.Contains(c.w.roots, parent) && !slices.ContainsFunc(strings.Split(parent, "/"), c.w.skipped)
+}
+
+// gitDir notes the watch wd of such a .git directory, open at fd: with
+// no HEAD, as headless; with a HEAD made or changed since the watch's
+// since (before the watch got there: a walk at a ticket's start, which
+// ran before, may not have seen it), as a repository that appeared.
+func (c *Changes) gitDir(fd int, wd int32) {
+	if c.gitDirs == nil {
+		c.gitDirs, c.headless = map[int32]bool{}, map[int32]bool{}
+	}
+	c.gitDirs[wd] = true
+	var st unix.Stat_t
+	switch {
+	case unix.Fstatat(fd, "HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) != nil:
+		c.headless[wd] = true
+	case changedSince(&st, c.w.since):
+		c.dirty, c.appeared = true, true
 	}
 }
 
