@@ -117,3 +117,45 @@ func TestChangesAppearedMovedBeforeWatch(t *testing.T) {
 		t.Error("a repository moved in before the watch's first walk, after its since: not seen")
 	}
 }
+
+// TestChangesAppearedUnwatchedGitDir: where the watch could not watch a
+// .git below the root (past its bounds; one its owner cannot read, made
+// readable later by a command, with HEAD written after), every ticket
+// looks: Appeared is always true.
+func TestChangesAppearedUnwatchedGitDir(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(filepath.Join(ws, "vendor/p/.git/objects"), 0o755)
+	p := &platform.Policy{Workspace: ws, RootGuarded: []string{".envrc", ".git/hooks", ".git/config"}, Regenerable: []string{"node_modules"}}
+	watch := func() *Changes {
+		time.Sleep(30 * time.Millisecond)
+		c := WatchChanges(p, time.Now())
+		if c == nil {
+			t.Fatal("no watch")
+		}
+		return c
+	}
+	saved := maxRoundDirs
+	maxRoundDirs = 0
+	c := watch()
+	first, second := c.Appeared(), c.Appeared() // (the first waits for the walk)
+	c.Stop()
+	maxRoundDirs = saved
+	if !first || !second {
+		t.Error("a .git past the watch's bounds: Appeared not always true")
+	}
+	c = watch()
+	if c.Appeared() {
+		t.Error("a .git watched, with no HEAD: a repository appeared")
+	}
+	c.Stop()
+	if os.Geteuid() != 0 {
+		os.Chmod(filepath.Join(ws, "vendor/p/.git"), 0)
+		defer os.Chmod(filepath.Join(ws, "vendor/p/.git"), 0o755)
+		c = watch()
+		defer c.Stop()
+		if !c.Appeared() || !c.Appeared() {
+			t.Error("a .git its owner cannot read: Appeared not always true")
+		}
+	}
+}

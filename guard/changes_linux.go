@@ -55,8 +55,9 @@ type Changes struct {
 	// (nor in a regenerable directory); headless those of them with no
 	// HEAD, which no walk takes for a repository: one made there later
 	// makes one appear as surely as a .git made (see [Changes.Appeared]).
-	gitDirs  map[int32]bool
-	headless map[int32]bool
+	gitDirs    map[int32]bool
+	headless   map[int32]bool
+	gitPartial bool // such a .git could not be watched
 	// paths are what changed since the last Clear, relative to the
 	// workspace, up to maxChangedPaths; pathsLost when more did, or a
 	// queue overflowed.
@@ -229,12 +230,19 @@ func (c *Changes) tree(dirfd int, name, rel string, self bool, depth int) {
 	if c.w.stopped.Load() {
 		return
 	}
+	// A .git below the root not watched (bounds, the kernel's limit, one
+	// its owner cannot read now: chmod 000, given back later by a command
+	// with no event the watch acts on): a HEAD made there would not be
+	// seen, so every ticket looks ([Changes.Appeared]).
+	gitDir := self && name == ".git" && c.belowGitDir(rel)
 	if depth > maxBelowDepth || len(c.extra) >= maxRoundDirs {
 		c.extraPartial = true
+		c.gitPartial = c.gitPartial || gitDir
 		return
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
+		c.gitPartial = c.gitPartial || gitDir && err != unix.ENOENT
 		return
 	}
 	defer unix.Close(fd)
@@ -242,11 +250,12 @@ func (c *Changes) tree(dirfd int, name, rel string, self bool, depth int) {
 		wd, err := unix.InotifyAddWatch(c.w.in, "/proc/self/fd/"+strconv.Itoa(fd), roundEvents)
 		if err != nil {
 			c.extraPartial = true // ENOSPC: the kernel's limit on watches
+			c.gitPartial = c.gitPartial || gitDir
 			return
 		}
 		if _, walked := c.w.dirs[int32(wd)]; !walked {
 			c.extra[int32(wd)] = rel
-			if name == ".git" && c.belowGitDir(rel) {
+			if gitDir {
 				c.gitDir(fd, int32(wd))
 			}
 		}
@@ -308,7 +317,8 @@ func (c *Changes) Changed() bool {
 // below the root since the last call (or since the watch's since, for
 // the first): the events queued until now are read first. Always true
 // where the watch does not see everything (more directories than it
-// holds, events lost), has stopped, or for a nil c.
+// holds, events lost, a .git below the root it could not watch), has
+// stopped, or for a nil c.
 func (c *Changes) Appeared() bool {
 	if c == nil {
 		return true
@@ -319,7 +329,7 @@ func (c *Changes) Appeared() bool {
 		return true
 	}
 	c.read()
-	appeared := c.appeared || c.w.partial
+	appeared := c.appeared || c.w.partial || c.gitPartial
 	c.appeared = false
 	return appeared
 }
