@@ -385,8 +385,11 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 				if rel == "." || slices.Contains(w.roots, rel) || slices.Contains(w.adopted, rel) {
 					continue
 				}
+				// (In a directory changed since, with clean: a repository
+				// moved in before the walk got there, which a walk at a
+				// ticket's start just before may have missed.)
 				switch {
-				case w.newRepo != nil && (fresh || bornSince(fd, d.name, w.since) || w.madeDir(fd, d.name)):
+				case w.newRepo != nil && (fresh || moved || bornSince(fd, d.name, w.since) || w.madeDir(fd, d.name)):
 					w.newRepo(rel)
 				case w.oldRepo != nil && unix.Fstatat(fd, ".git/HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && !w.madeDir(fd, d.name):
 					// (A .git with no HEAD is no repository: git goes past it.)

@@ -2,7 +2,10 @@ package guard
 
 import (
 	"bytes"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +50,14 @@ type Changes struct {
 	// for the round alone: the directory, relative to the workspace.
 	extra        map[int32]string
 	extraPartial bool // some could not be watched (bounds, the kernel's limit)
+	// gitDirs are the watches among extra of the .git directories
+	// below the root that are no nested repository's the policy names
+	// (nor in a regenerable directory); headless those of them with no
+	// HEAD, which no walk takes for a repository: one made there later
+	// makes one appear as surely as a .git made (see [Changes.Appeared]).
+	gitDirs    map[int32]bool
+	headless   map[int32]bool
+	gitPartial bool // such a .git could not be watched
 	// paths are what changed since the last Clear, relative to the
 	// workspace, up to maxChangedPaths; pathsLost when more did, or a
 	// queue overflowed.
@@ -169,10 +180,23 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 	}
 	if mask&unix.IN_IGNORED != 0 && inExtra {
 		delete(c.extra, wd)
+		delete(c.gitDirs, wd)
+		delete(c.headless, wd)
 		return
 	}
 	if dir == "" || name == "" {
 		return
+	}
+	if c.gitDirs[wd] && strings.EqualFold(name, "HEAD") {
+		switch {
+		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && c.headless[wd]:
+			// A git directory no walk took for a repository is one now
+			// (a file tool wrote its HEAD; found by an attacker).
+			delete(c.headless, wd)
+			c.dirty, c.appeared = true, true
+		case mask&(unix.IN_DELETE|unix.IN_MOVED_FROM) != 0:
+			c.headless[wd] = true
+		}
 	}
 	rel := join(dir, name)
 	if !c.pathsLost && !c.paths[rel] {
@@ -206,12 +230,19 @@ func (c *Changes) tree(dirfd int, name, rel string, self bool, depth int) {
 	if c.w.stopped.Load() {
 		return
 	}
+	// A .git below the root not watched (bounds, the kernel's limit, one
+	// its owner cannot read now: chmod 000, given back later by a command
+	// with no event the watch acts on): a HEAD made there would not be
+	// seen, so every ticket looks ([Changes.Appeared]).
+	gitDir := self && name == ".git" && c.belowGitDir(rel)
 	if depth > maxBelowDepth || len(c.extra) >= maxRoundDirs {
 		c.extraPartial = true
+		c.gitPartial = c.gitPartial || gitDir
 		return
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
+		c.gitPartial = c.gitPartial || gitDir && err != unix.ENOENT
 		return
 	}
 	defer unix.Close(fd)
@@ -219,16 +250,46 @@ func (c *Changes) tree(dirfd int, name, rel string, self bool, depth int) {
 		wd, err := unix.InotifyAddWatch(c.w.in, "/proc/self/fd/"+strconv.Itoa(fd), roundEvents)
 		if err != nil {
 			c.extraPartial = true // ENOSPC: the kernel's limit on watches
+			c.gitPartial = c.gitPartial || gitDir
 			return
 		}
 		if _, walked := c.w.dirs[int32(wd)]; !walked {
 			c.extra[int32(wd)] = rel
+			if gitDir {
+				c.gitDir(fd, int32(wd))
+			}
 		}
 	}
 	for _, d := range readDirFD(fd) {
 		if d.typ == unix.DT_DIR {
 			c.tree(fd, d.name, join(rel, d.name), true, depth+1)
 		}
+	}
+}
+
+// belowGitDir reports whether rel, a .git directory, is one below the
+// root that is no nested repository's the policy names and lies in no
+// regenerable directory (where the walks for repositories do not go).
+func (c *Changes) belowGitDir(rel string) bool {
+	parent := filepath.Dir(rel)
+	return parent != "." && !slices.Contains(c.w.roots, parent) && !slices.ContainsFunc(strings.Split(parent, "/"), c.w.skipped)
+}
+
+// gitDir notes the watch wd of such a .git directory, open at fd: with
+// no HEAD, as headless; with a HEAD made or changed since the watch's
+// since (before the watch got there: a walk at a ticket's start, which
+// ran before, may not have seen it), as a repository that appeared.
+func (c *Changes) gitDir(fd int, wd int32) {
+	if c.gitDirs == nil {
+		c.gitDirs, c.headless = map[int32]bool{}, map[int32]bool{}
+	}
+	c.gitDirs[wd] = true
+	var st unix.Stat_t
+	switch {
+	case unix.Fstatat(fd, "HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) != nil:
+		c.headless[wd] = true
+	case changedSince(&st, c.w.since):
+		c.dirty, c.appeared = true, true
 	}
 }
 
@@ -256,7 +317,8 @@ func (c *Changes) Changed() bool {
 // below the root since the last call (or since the watch's since, for
 // the first): the events queued until now are read first. Always true
 // where the watch does not see everything (more directories than it
-// holds, events lost), has stopped, or for a nil c.
+// holds, events lost, a .git below the root it could not watch), has
+// stopped, or for a nil c.
 func (c *Changes) Appeared() bool {
 	if c == nil {
 		return true
@@ -267,7 +329,7 @@ func (c *Changes) Appeared() bool {
 		return true
 	}
 	c.read()
-	appeared := c.appeared || c.w.partial
+	appeared := c.appeared || c.w.partial || c.gitPartial
 	c.appeared = false
 	return appeared
 }

@@ -372,10 +372,15 @@ func (b *book) reconcile() []string {
 // g: a dead guard's leftovers are reconciled first; when no other
 // command runs there, the disk as it is now (a person's own edits
 // included) becomes the trusted state. Then prev is when the last one
-// was taken (zero when this is the first, or the person's own
-// repositories below the root are taken now): the repositories that
-// appeared below the root since are the caller's to adopt before the
-// command starts ([adoptAppeared]).
+// was taken, or the one this ticket joins (zero when this is the first,
+// or the person's own repositories below the root are taken now): the
+// repositories that appeared below the root since are the caller's to
+// adopt before the command starts ([adoptAppeared]). Joining too: one
+// that appeared while another command held the ticket is found by that
+// command's end, after this one has started (found by an attacker: a
+// second session's first command planted core.fsmonitor in a repository
+// made while the first session's command ran, and its own end, which
+// its watch told nothing changed, did not look).
 func begin(stateDir, ws string, g guarded) (lines []string, prev time.Time, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
@@ -383,10 +388,10 @@ func begin(stateDir, ws string, g guarded) (lines []string, prev time.Time, err 
 	}
 	defer b.close()
 	lines, _ = b.sweep()
+	if b.l.OwnWalked {
+		prev = b.l.TrustedAt
+	}
 	if len(b.l.Active) == 0 {
-		if b.l.OwnWalked {
-			prev = b.l.TrustedAt
-		}
 		// Each once: rules name some places twice (.git/hooks read-only
 		// and guarded), and each is walked at every reconcile.
 		b.l.Patterns = nil
