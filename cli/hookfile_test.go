@@ -105,6 +105,11 @@ func TestHookFileTools(t *testing.T) {
 		{"ssh-keys", "Write", write(filepath.Join(home, ".ssh/authorized_keys")), "ask", "among credentials"},
 		{"system", "Write", write("/etc/cron.d/job"), "deny", "/etc/cron.d/job"},
 		{"quote-in-name", "Write", write(filepath.Join(ws, "it's", ".envrc")), "ask", "s/.envrc, which tools run on their own"},
+		// A .git file below the root leads the person's git there to
+		// another git directory (gitdir: /tmp/made/.git), whose hooks
+		// and configuration then run.
+		{"git-pointer", "Write", write(filepath.Join(ws, "vendor/q/.git")), "ask", "vendor/q/.git, which tools run on their own"},
+		{"git-pointer-edit", "Edit", edit(filepath.Join(ws, "sub/.git")), "ask", "[rule write-autorun]"},
 		{"source", "Write", write(filepath.Join(ws, "src/server.go")), "", ""},
 		{"uncommitted", "Edit", edit(filepath.Join(ws, "main.go")), "", ""},
 		{"notebook", "NotebookEdit", map[string]any{"notebook_path": filepath.Join(ws, "analysis.ipynb"), "new_source": "print(1)", "cell_id": "c1", "edit_mode": "replace"}, "", ""},
@@ -144,6 +149,7 @@ func TestHookFileTools(t *testing.T) {
 	}{
 		{"git-hook", "Write", map[string]any{"file_path": filepath.Join(ws, ".git/hooks/pre-commit"), "content": "x"}, "ask", "[rule write-autorun]"},
 		{"nested-envrc", "Write", map[string]any{"path": filepath.Join(ws, "sub/.envrc"), "content": "x"}, "ask", "[rule write-autorun]"},
+		{"git-pointer", "Write", map[string]any{"path": filepath.Join(ws, "vendor/q/.git"), "content": "gitdir: /tmp/g/.git\n"}, "ask", "[rule write-autorun]"},
 		{"bashrc", "Write", map[string]any{"file_path": filepath.Join(home, ".bashrc"), "content": "x"}, "ask", "outside the workspace"},
 		{"delete-home-file", "Delete", map[string]any{"file_path": filepath.Join(home, ".bashrc")}, "ask", "rm would delete"},
 		{"source", "Write", map[string]any{"file_path": filepath.Join(ws, "src/app.ts"), "content": "x"}, "", ""},

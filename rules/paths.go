@@ -426,8 +426,13 @@ func (e *Env) wsEntry(path string, entries []string, anyDepth bool) bool {
 	if len(entries) == 0 {
 		return false
 	}
+	return e.relEntry(strings.TrimPrefix(path[len(e.Workspace):], "/"), entries, anyDepth)
+}
+
+// relEntry is [Env.wsEntry] of rel, relative to the workspace; entries
+// is not empty.
+func (e *Env) relEntry(rel string, entries []string, anyDepth bool) bool {
 	ws := e.wsEntries(entries)
-	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
 	for {
 		if ws.match(rel) {
 			return true
@@ -438,6 +443,14 @@ func (e *Env) wsEntry(path string, entries []string, anyDepth bool) bool {
 		}
 		rel = rel[i+1:]
 	}
+}
+
+// belowRootEntry is [Env.wsEntry] at any depth below the workspace's
+// root, not at the root itself (sub/.git, not .git).
+func (e *Env) belowRootEntry(path string, entries []string) bool {
+	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
+	i := strings.IndexByte(rel, '/')
+	return i >= 0 && len(entries) > 0 && e.relEntry(rel[i+1:], entries, true)
 }
 
 // wsEntrySet is a list of workspace-relative entries (see [Env.wsEntry])
@@ -610,7 +623,7 @@ func (s *Set) classify1(e *Env, path string) string {
 			return ClassWSCred
 		}
 		return ClassCred
-	case within(path, e.Workspace) && (e.wsEntry(path, p.AutoRun, true) || e.wsEntry(path, p.GitConfig, true)):
+	case within(path, e.Workspace) && (e.wsEntry(path, p.AutoRun, true) || e.wsEntry(path, p.GitConfig, true) || e.belowRootEntry(path, p.GitPointers)):
 		return ClassAutoRun
 	case within(path, e.Workspace) && e.wsEntry(path, p.History, false):
 		return ClassHistory
@@ -858,7 +871,7 @@ func (s *Set) IsStartup(e *Env, path string) bool {
 func (s *Set) IsAutoRun(e *Env, path string) bool {
 	p := s.pathsFor(e)
 	return e.Workspace != "" && within(path, e.Workspace) && path != e.Workspace &&
-		(e.wsEntry(path, p.AutoRun, true) || e.wsEntry(path, p.GitConfig, true))
+		(e.wsEntry(path, p.AutoRun, true) || e.wsEntry(path, p.GitConfig, true) || e.belowRootEntry(path, p.GitPointers))
 }
 
 // IsRegenerable reports whether path is output a build makes again

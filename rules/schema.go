@@ -172,6 +172,10 @@ type PathClasses struct {
 	Startup []string `yaml:"startup"`
 	// History entries are relative to the workspace root.
 	History []string `yaml:"history"`
+	// GitPointers are names that, below the workspace's root (never the
+	// root's own), are a repository's git directory or a file or link
+	// that leads git to one: writing one is writing an auto-run place.
+	GitPointers []string `yaml:"git_pointers"`
 	// NotWorkspace are directories never taken as the workspace: an
 	// entry is that directory, and with "/**" everything below it too.
 	NotWorkspace []string `yaml:"not_workspace"`

@@ -45,7 +45,7 @@ func mergeEach(dst, src *PathClasses, keep func(string) bool) {
 		{&dst.Devices, &src.Devices}, {&dst.HarmlessDevs, &src.HarmlessDevs},
 		{&dst.AutoRun, &src.AutoRun}, {&dst.AutoRunIncludes, &src.AutoRunIncludes}, {&dst.Projects, &src.Projects}, {&dst.MadeCaches, &src.MadeCaches}, {&dst.FilteredCredentials, &src.FilteredCredentials}, {&dst.GitConfig, &src.GitConfig}, {&dst.GitData, &src.GitData}, {&dst.GitObjects, &src.GitObjects}, {&dst.NetDevices, &src.NetDevices},
 		{&dst.MetadataHosts, &src.MetadataHosts}, {&dst.Startup, &src.Startup},
-		{&dst.History, &src.History}, {&dst.NotWorkspace, &src.NotWorkspace},
+		{&dst.History, &src.History}, {&dst.GitPointers, &src.GitPointers}, {&dst.NotWorkspace, &src.NotWorkspace},
 		{&dst.SandboxWritable, &src.SandboxWritable}, {&dst.SandboxHidden, &src.SandboxHidden},
 		{&dst.SandboxSockets, &src.SandboxSockets},
 		{&dst.ScratchPrivate, &src.ScratchPrivate}, {&dst.ProjectSubdirs, &src.ProjectSubdirs},

@@ -17220,6 +17220,9 @@ var builtinTable = table{
 			".git/logs/",
 			".git/packed-refs",
 		},
+		GitPointers: []string{
+			".git",
+		},
 		NotWorkspace: []string{
 			"/",
 			"/home",
