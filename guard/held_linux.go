@@ -10,6 +10,7 @@ import (
 	"slices"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -190,14 +191,19 @@ func foldHeld(data []byte) []heldInterval {
 	}
 	var all []heldInterval
 	index := map[key]int{}
+	names := interned{}
 	for len(data) > 0 {
 		line, rest, complete := bytes.Cut(data, []byte{'\n'})
 		data = rest
 		if !complete {
 			break
 		}
-		var h heldInterval
-		if json.Unmarshal(line, &h) != nil || h.From.IsZero() {
+		h, ok := parseHeldLine(line, names)
+		if !ok {
+			h = heldInterval{}
+			ok = json.Unmarshal(line, &h) == nil
+		}
+		if !ok || h.From.IsZero() {
 			return []heldInterval{{Roots: []string{"/"}}}
 		}
 		k := key{h.Workspace, h.From.UnixNano()}
@@ -222,6 +228,91 @@ func foldHeld(data []byte) []heldInterval {
 		out[j].absorb(h)
 	}
 	return out
+}
+
+// parseHeldLine reads a line as [noteHeld] and [compactHeld] write it
+// (json.Marshal of a heldInterval: the keys in order, no spaces, strings
+// without escapes) without encoding/json, which took most of a command's
+// time in this package (every command reads the log, up to compactAt).
+// It reports false for any other line, which json.Unmarshal then reads:
+// what it accepts, it reads as json.Unmarshal would. The paths are made
+// once each (names): a log repeats the same few.
+func parseHeldLine(line []byte, names interned) (heldInterval, bool) {
+	var h heldInterval
+	rest, ok := bytes.CutPrefix(line, []byte(`{"w":`))
+	if !ok {
+		return h, false
+	}
+	if h.Workspace, rest, ok = plainString(rest, names); !ok {
+		return h, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"r":[`)); !ok {
+		return h, false
+	}
+	h.Roots = []string{}
+	for len(rest) > 0 && rest[0] != ']' {
+		if len(h.Roots) > 0 {
+			if rest, ok = bytes.CutPrefix(rest, []byte(",")); !ok {
+				return h, false
+			}
+		}
+		var r string
+		if r, rest, ok = plainString(rest, names); !ok {
+			return h, false
+		}
+		h.Roots = append(h.Roots, r)
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`],"f":`)); !ok {
+		return h, false
+	}
+	var t string
+	if t, rest, ok = plainString(rest, nil); !ok || h.From.UnmarshalText([]byte(t)) != nil {
+		return h, false
+	}
+	if after, found := bytes.CutPrefix(rest, []byte(`,"t":`)); found {
+		if t, rest, ok = plainString(after, nil); !ok || h.To.UnmarshalText([]byte(t)) != nil {
+			return h, false
+		}
+	}
+	return h, string(rest) == "}"
+}
+
+// plainString reads the JSON string at the start of b when it holds no
+// escape, no control character and only valid UTF-8 (then its value is
+// its bytes), and returns it (from names, when not nil) and what
+// follows; ok is false otherwise.
+func plainString(b []byte, names interned) (s string, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return "", nil, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			if !utf8.Valid(b[1:i]) {
+				return "", nil, false
+			}
+			return names.get(b[1:i]), b[i+1:], true
+		case c == '\\' || c < 0x20:
+			return "", nil, false
+		}
+	}
+	return "", nil, false
+}
+
+// interned holds each string once, by its bytes.
+type interned map[string]string
+
+// get is the string of b, from m when m is not nil.
+func (m interned) get(b []byte) string {
+	if m == nil {
+		return string(b)
+	}
+	if s, ok := m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	m[s] = s
+	return s
 }
 
 // absorb makes h end where o, a later record of the same workspace's

@@ -1,9 +1,12 @@
 package guard
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -164,5 +167,132 @@ func TestRemotesElsewhere(t *testing.T) {
 	f.Close()
 	if _, by := AgentRemotes(state, repo, config); by == "" {
 		t.Error("with the record unreadable, the repository's remotes are the person's")
+	}
+}
+
+// TestParseHeldLine: a line the fast reader takes is read as
+// json.Unmarshal reads it; lines written otherwise (escapes, spaces,
+// another order, a bad time, not UTF-8, trailing bytes) are left to
+// json.Unmarshal, and a log of them folds as before.
+func TestParseHeldLine(t *testing.T) {
+	from := time.Date(2026, 12, 6, 4, 25, 2, 228219845, time.UTC)
+	var lines [][]byte
+	for _, h := range []heldInterval{
+		{Workspace: "/tmp/ws", Roots: []string{"/dev/shm", "/tmp", "/var/tmp"}, From: from},
+		{Workspace: "/tmp/ws", Roots: []string{"/tmp"}, From: from, To: from.Add(time.Minute)},
+		{Workspace: "/tmp/a&b<c>", Roots: []string{"/tmp/\"q\"", "/tmp/\\", "/tmp/\n", "/tmp/é"}, From: from.In(time.FixedZone("x", 3600))},
+		{Workspace: "/tmp/\xff", Roots: []string{"/tmp/\xfe"}, From: from},
+		{Workspace: "", Roots: []string{}, From: from},
+		{Roots: nil, From: from},
+	} {
+		line, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines,
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02Z"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02+01:00","t":"2026-12-06T05:25:02Z"}`),
+		[]byte(`{"w": "/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02Z"}`),
+		[]byte(`{"r":["/tmp"],"w":"/tmp/ws","f":"2026-12-06T04:25:02Z"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02Z"} `),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02Z"}x`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp",],"f":"2026-12-06T04:25:02Z"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp""/x"],"f":"2026-12-06T04:25:02Z"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-13-06T04:25:02Z"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"not a time"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":""}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02Z","t":"2026-12-06T04:25:02Z","t":"2027-01-01T00:00:00Z"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02Z","W":"/other"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"],"f":"2026-12-06T04:25:02Z","t":null}`),
+		[]byte(`{"w":"/tmp/ws","r":null,"f":"2026-12-06T04:25:02Z"}`),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp\u002f"],"f":"2026-12-06T04:25:02Z"}`),
+		[]byte("{\"w\":\"/tmp/\tws\",\"r\":[],\"f\":\"2026-12-06T04:25:02Z\"}"),
+		[]byte(`{"w":"/tmp/ws","r":["/tmp"]`),
+		[]byte(`{"w":"/tmp/ws"`),
+		[]byte(`{`),
+		[]byte(``),
+	)
+	for _, line := range lines {
+		checkHeldLine(t, line)
+	}
+	// A log of them all folds as json.Unmarshal alone would fold it.
+	var log []byte
+	for _, line := range lines[:8] {
+		log = append(append(log, line...), '\n')
+	}
+	if got, want := foldHeld(log), foldHeldJSON(log); !reflect.DeepEqual(got, want) {
+		t.Errorf("foldHeld: %+v, with encoding/json alone %+v", got, want)
+	}
+	bad := append(slices.Clone(log), []byte("{\"w\": 1}\n")...)
+	if got := foldHeld(bad); len(got) != 1 || got[0].Roots[0] != "/" || !got[0].From.IsZero() {
+		t.Errorf("a log with a line json.Unmarshal cannot read: %+v, not every place at every time", got)
+	}
+}
+
+// checkHeldLine fails t when parseHeldLine takes line and reads it
+// otherwise than json.Unmarshal.
+func checkHeldLine(t *testing.T, line []byte) {
+	t.Helper()
+	got, ok := parseHeldLine(line, interned{})
+	if !ok {
+		return
+	}
+	var want heldInterval
+	if err := json.Unmarshal(line, &want); err != nil {
+		t.Fatalf("%q: taken, but json.Unmarshal fails: %v", line, err)
+	}
+	if !got.From.Equal(want.From) || !got.To.Equal(want.To) || got.From.String() != want.From.String() || got.To.String() != want.To.String() {
+		t.Fatalf("%q: times %v %v, json.Unmarshal %v %v", line, got.From, got.To, want.From, want.To)
+	}
+	got.From, got.To, want.From, want.To = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: %#v, json.Unmarshal %#v", line, got, want)
+	}
+}
+
+// foldHeldJSON is foldHeld with every line read by json.Unmarshal.
+func foldHeldJSON(data []byte) []heldInterval {
+	var out []byte
+	for line := range bytes.Lines(data) {
+		var h heldInterval
+		if json.Unmarshal(bytes.TrimSuffix(line, []byte("\n")), &h) != nil {
+			return nil
+		}
+		// Written again with a space, which parseHeldLine does not take.
+		line, _ = json.MarshalIndent(h, "", "")
+		out = append(append(out, bytes.ReplaceAll(line, []byte("\n"), nil)...), '\n')
+	}
+	if bytes.Equal(out, data) {
+		panic("foldHeldJSON: the lines are still the fast reader's")
+	}
+	return foldHeld(out)
+}
+
+// FuzzParseHeldLine: whatever line parseHeldLine takes, it reads as
+// json.Unmarshal does.
+func FuzzParseHeldLine(f *testing.F) {
+	f.Add([]byte(`{"w":"/tmp/ws","r":["/dev/shm","/tmp"],"f":"2026-12-06T04:25:02.228219845Z","t":"2026-12-06T04:25:44.017990601Z"}`))
+	f.Add([]byte(`{"w":"","r":[],"f":"2026-12-06T04:25:02+01:00"}`))
+	f.Fuzz(func(t *testing.T, line []byte) { checkHeldLine(t, line) })
+}
+
+// BenchmarkReadHeld is what every command pays to read a log about to be
+// compacted (madeWhileHeld, through AgentRemotes).
+func BenchmarkReadHeld(b *testing.B) {
+	state := b.TempDir()
+	from := time.Now().Add(-time.Hour)
+	for i := 0; ; i++ {
+		at := from.Add(time.Duration(i) * time.Second)
+		line, _ := json.Marshal(heldInterval{Workspace: "/tmp/agent-ws/project", Roots: []string{"/dev/shm", "/tmp", "/var/tmp"}, From: at, To: at.Add(time.Second)})
+		if appendLine(heldFile(state), line) > compactAt-200 {
+			break
+		}
+	}
+	for b.Loop() {
+		if len(readHeld(state)) == 0 {
+			b.Fatal("no interval")
+		}
 	}
 }
