@@ -71,7 +71,7 @@ var last struct {
 // the shared index it is split from (.git/sharedindex.*: over-counted,
 // never under, when the split index removes one).
 func read(f *os.File) ([]string, error) {
-	links, err := parse(bufio.NewReaderSize(f, 64<<10))
+	links, err := parse(bufio.NewReaderSize(f, readerSize))
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func read(f *os.File) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		more, err := parse(bufio.NewReaderSize(sf, 64<<10))
+		more, err := parse(bufio.NewReaderSize(sf, readerSize))
 		sf.Close()
 		if err != nil {
 			return nil, err
@@ -96,9 +96,16 @@ func read(f *os.File) ([]string, error) {
 var errBad = errors.New("not a git index")
 
 // Parse returns the gitlinks of an index file's content.
-func Parse(data []byte) ([]string, error) { return parse(bufio.NewReader(bytes.NewReader(data))) }
+func Parse(data []byte) ([]string, error) {
+	return parse(bufio.NewReaderSize(bytes.NewReader(data), readerSize))
+}
 
-// parse reads an index's header and entries from r.
+// readerSize is the buffer of the reader parse reads from: a path of the
+// longest an entry may have (1<<16 bytes with its NUL) fits.
+const readerSize = 64 << 10
+
+// parse reads an index's header and entries from r, a reader of at
+// least readerSize bytes.
 func parse(r *bufio.Reader) ([]string, error) {
 	be := binary.BigEndian
 	var hdr [12]byte
@@ -138,14 +145,15 @@ func parse(r *bufio.Reader) ([]string, error) {
 			if err != nil || strip > uint64(len(prev)) {
 				return nil, errBad
 			}
-			rest, err := r.ReadBytes(0)
+			rest, err := r.ReadSlice(0)
 			if err != nil || len(rest) > 1<<16 {
 				return nil, errBad
 			}
-			name = append(prev[:len(prev)-int(strip):len(prev)-int(strip)], rest[:len(rest)-1]...)
-			name = slices.Clone(name)
+			// Made in place: only a gitlink's path is kept, as a copy.
+			name = append(prev[:len(prev)-int(strip)], rest[:len(rest)-1]...)
 		} else {
-			rest, err := r.ReadBytes(0)
+			// The reader's own bytes, until its next read: none is kept.
+			rest, err := r.ReadSlice(0)
 			if err != nil || len(rest) > 1<<16 {
 				return nil, errBad
 			}
@@ -162,7 +170,9 @@ func parse(r *bufio.Reader) ([]string, error) {
 		if mode == modeGitlink {
 			out = append(out, string(name))
 		}
-		prev = name
+		if version == 4 {
+			prev = name
+		}
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package gitindex
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,5 +120,45 @@ func TestGitlinksPadded(t *testing.T) {
 	got, err := Gitlinks(index)
 	if err != nil || len(got) != 1 || got[0] != "z/sub" {
 		t.Errorf("padded index: %q, %v", got, err)
+	}
+}
+
+// BenchmarkParse reads the index of a repository of 2,000 files, in each
+// version git writes: what every command pays to find the workspace's
+// nested repositories when git has rewritten the index since.
+func BenchmarkParse(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	for _, version := range []string{"2", "4"} {
+		b.Run("v"+version, func(b *testing.B) {
+			dir := b.TempDir()
+			git := func(stdin string, args ...string) {
+				b.Helper()
+				cmd := exec.Command("git", args...)
+				cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
+				cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+			}
+			git("", "init", "-q")
+			var info strings.Builder
+			for i := range 2000 {
+				fmt.Fprintf(&info, "100644 %s\tsrc/package%d/module/file_%d.go\n", strings.Repeat("ab", 20), i/20, i)
+			}
+			fmt.Fprintf(&info, "160000 %s\tsrc/vendor/dep\n", strings.Repeat("cd", 20))
+			git(info.String(), "update-index", "--add", "--index-info")
+			git("", "update-index", "--index-version", version)
+			data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if links, err := Parse(data); err != nil || len(links) != 1 {
+					b.Fatalf("%q, %v", links, err)
+				}
+			}
+		})
 	}
 }
