@@ -276,9 +276,18 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	data, err := os.ReadFile(file)
 	if err == nil {
 		b.read = data
-		if json.Unmarshal(data, &b.l) == nil && b.l.Workspace == ws {
-			b.readData, b.readKept = readContents(file, &b.l)
+		contents, cerr := os.ReadFile(contentsFile(file))
+		if cerr != nil {
+			contents = nil
+		}
+		l, kept, ok := remembered(file, ws, data, contents)
+		if !ok {
+			l, kept, ok = decodeLedger(ws, data, contents)
+		}
+		if ok {
+			b.l, b.readData, b.readKept = l, contents, kept
 		} else {
+			forget(file)
 			// A damaged ledger (a crash mid-write, a full disk): what
 			// was trusted is not known, so the disk is trusted as it is
 			// now, and the person is told, once; the damaged file is
@@ -315,9 +324,16 @@ func (b *book) save() error {
 	tmp := fmt.Sprintf("%s.%d.tmp", b.file, os.Getpid())
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		os.Remove(tmp) // (a full disk left empty ones behind)
+		forget(b.file)
 		return err
 	}
-	return os.Rename(tmp, b.file)
+	if err := os.Rename(tmp, b.file); err != nil {
+		forget(b.file)
+		return err
+	}
+	b.read = data
+	remember(b.file, b.l.Workspace, data, contents)
+	return nil
 }
 
 func (b *book) close() { b.lock.Close() }
@@ -373,12 +389,21 @@ func (b *book) reconcile() []string {
 // command runs there, the disk as it is now (a person's own edits
 // included) becomes the trusted state.
 func begin(stateDir, ws string, g guarded) ([]string, error) {
+	lines, _, err := beginWatching(stateDir, ws, g, nil)
+	return lines, err
+}
+
+// beginWatching is [begin] that also returns, when configs (git's
+// configuration files of the policy) are given, the files
+// [watchConfigs] watches for them, as [watched] would read them from
+// the ledger just saved: taken from it, not read and decoded again.
+func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, watch []string, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
+		return nil, nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
 	}
 	defer b.close()
-	lines, _ := b.sweep()
+	lines, _ = b.sweep()
 	if len(b.l.Active) == 0 {
 		// Each once: rules name some places twice (.git/hooks read-only
 		// and guarded), and each is walked at every reconcile.
@@ -425,9 +450,12 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {
-		return lines, fmt.Errorf("cannot write the guard's ledger in %s: %w", stateDir, err)
+		return lines, nil, fmt.Errorf("cannot write the guard's ledger in %s: %w", stateDir, err)
 	}
-	return lines, nil
+	if len(configs) > 0 {
+		watch = b.l.watched(configs)
+	}
+	return lines, watch, nil
 }
 
 // end reconciles after a command and drops this process's ticket.

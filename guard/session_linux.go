@@ -28,7 +28,7 @@ import (
 // write one at any time. The lines say what was put back.
 func Hold(stateDir string, p *platform.Policy) ([]string, error) {
 	ws := p.Workspace
-	lines, err := begin(stateDir, ws, guardedBy(p))
+	lines, watch, err := beginWatching(stateDir, ws, guardedBy(p), p.GitConfig)
 	if err != nil {
 		return lines, err
 	}
@@ -38,7 +38,7 @@ func Hold(stateDir string, p *platform.Policy) ([]string, error) {
 			watching.stop = map[string]func(){}
 		}
 		if _, ok := watching.stop[ws]; !ok {
-			watching.stop[ws] = watchConfigs(stateDir, ws, watched(stateDir, ws, p.GitConfig), func(lines []string) { keepLines(stateDir, ws, lines) })
+			watching.stop[ws] = watchConfigs(stateDir, ws, watch, func(lines []string) { keepLines(stateDir, ws, lines) })
 		}
 		watching.Unlock()
 	}
