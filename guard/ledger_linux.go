@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -224,8 +225,25 @@ type ticket struct {
 // alive reports whether the ticket's process still runs.
 func (t ticket) alive() bool { return t.Start != "" && platform.ProcessStart(t.Pid) == t.Start }
 
-// self is this process's ticket.
-func self() ticket { return ticket{Pid: os.Getpid(), Start: platform.ProcessStart(os.Getpid())} }
+// self is this process's ticket. Its pid and start time stay the same
+// for as long as it runs, so it is read once (a session's manager takes
+// and gives back a ticket at every command); a failed read is not kept.
+func self() ticket {
+	if t := selfTicket.Load(); t != nil {
+		return *t
+	}
+	t := ticket{Pid: os.Getpid(), Start: processStart(os.Getpid())}
+	if t.Start != "" {
+		selfTicket.Store(&t)
+	}
+	return t
+}
+
+// selfTicket is [self] once read.
+var selfTicket atomic.Pointer[ticket]
+
+// processStart is [platform.ProcessStart] (tests make it fail).
+var processStart = platform.ProcessStart
 
 // A book is a workspace's ledger file, locked while open.
 type book struct {

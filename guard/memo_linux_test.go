@@ -372,3 +372,27 @@ func TestHoldWatchesAsLedger(t *testing.T) {
 	}
 	t.Logf("%q", watch)
 }
+
+// TestSelfKept: this process's ticket is read once and kept, equal to a
+// fresh read; a failed read (no start time) is not kept.
+func TestSelfKept(t *testing.T) {
+	defer func(f func(int) string) { processStart = f; selfTicket.Store(nil) }(processStart)
+	selfTicket.Store(nil)
+	real := processStart
+	processStart = func(int) string { return "" }
+	if got := self(); got.Start != "" {
+		t.Fatalf("a failed read gave %+v", got)
+	}
+	processStart = real
+	want := ticket{Pid: os.Getpid(), Start: real(os.Getpid())}
+	if got := self(); got != want || want.Start == "" {
+		t.Fatalf("after a failed read: %+v, want %+v", got, want)
+	}
+	processStart = func(int) string { return "other" }
+	if got := self(); got != want {
+		t.Fatalf("not kept: %+v, want %+v", got, want)
+	}
+	if !want.alive() {
+		t.Fatal("this process's ticket is not alive")
+	}
+}
