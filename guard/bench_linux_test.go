@@ -48,7 +48,7 @@ func benchReconcile(b *testing.B, held bool) {
 // its configuration, a state directory, and the policy that guards them;
 // its files are taken as they are a while after they were made (a stamp
 // is taken only of a file unchanged for a few seconds), until b ends.
-func benchWorkspace(b *testing.B) (ws, state string, p *platform.Policy) {
+func benchWorkspace(b testing.TB) (ws, state string, p *platform.Policy) {
 	ws = filepath.Join(b.TempDir(), "ws")
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		b.Skipf("git init: %v\n%s", err, out)

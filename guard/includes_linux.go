@@ -193,6 +193,11 @@ func watched(stateDir, ws string, patterns []string) []string {
 	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
 		return patterns
 	}
+	return l.watched(patterns)
+}
+
+// watched is [watched] of ledger l.
+func (l *ledger) watched(patterns []string) []string {
 	out := slices.Concat(patterns, l.Included)
 	for _, o := range l.Own {
 		out = append(out, platform.NestedRepo{Root: o.Root, GitDir: filepath.Join(o.Root, ".git")}.Places(gitPlaces(l.RootConfigs))...)

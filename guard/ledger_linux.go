@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -224,8 +225,25 @@ type ticket struct {
 // alive reports whether the ticket's process still runs.
 func (t ticket) alive() bool { return t.Start != "" && platform.ProcessStart(t.Pid) == t.Start }
 
-// self is this process's ticket.
-func self() ticket { return ticket{Pid: os.Getpid(), Start: platform.ProcessStart(os.Getpid())} }
+// self is this process's ticket. Its pid and start time stay the same
+// for as long as it runs, so it is read once (a session's manager takes
+// and gives back a ticket at every command); a failed read is not kept.
+func self() ticket {
+	if t := selfTicket.Load(); t != nil {
+		return *t
+	}
+	t := ticket{Pid: os.Getpid(), Start: processStart(os.Getpid())}
+	if t.Start != "" {
+		selfTicket.Store(&t)
+	}
+	return t
+}
+
+// selfTicket is [self] once read.
+var selfTicket atomic.Pointer[ticket]
+
+// processStart is [platform.ProcessStart] (tests make it fail).
+var processStart = platform.ProcessStart
 
 // A book is a workspace's ledger file, locked while open.
 type book struct {
@@ -276,9 +294,18 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	data, err := os.ReadFile(file)
 	if err == nil {
 		b.read = data
-		if json.Unmarshal(data, &b.l) == nil && b.l.Workspace == ws {
-			b.readData, b.readKept = readContents(file, &b.l)
+		contents, cerr := os.ReadFile(contentsFile(file))
+		if cerr != nil {
+			contents = nil
+		}
+		l, kept, ok := remembered(file, ws, data, contents)
+		if !ok {
+			l, kept, ok = decodeLedger(ws, data, contents)
+		}
+		if ok {
+			b.l, b.readData, b.readKept = l, contents, kept
 		} else {
+			forget(file)
 			// A damaged ledger (a crash mid-write, a full disk): what
 			// was trusted is not known, so the disk is trusted as it is
 			// now, and the person is told, once; the damaged file is
@@ -315,9 +342,16 @@ func (b *book) save() error {
 	tmp := fmt.Sprintf("%s.%d.tmp", b.file, os.Getpid())
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		os.Remove(tmp) // (a full disk left empty ones behind)
+		forget(b.file)
 		return err
 	}
-	return os.Rename(tmp, b.file)
+	if err := os.Rename(tmp, b.file); err != nil {
+		forget(b.file)
+		return err
+	}
+	b.read = data
+	remember(b.file, b.l.Workspace, data, contents)
+	return nil
 }
 
 func (b *book) close() { b.lock.Close() }
@@ -382,9 +416,18 @@ func (b *book) reconcile() []string {
 // made while the first session's command ran, and its own end, which
 // its watch told nothing changed, did not look).
 func begin(stateDir, ws string, g guarded) (lines []string, prev time.Time, err error) {
+	lines, _, prev, err = beginWatching(stateDir, ws, g, nil)
+	return lines, prev, err
+}
+
+// beginWatching is [begin] that also returns, when configs (git's
+// configuration files of the policy) are given, the files
+// [watchConfigs] watches for them, as [watched] would read them from
+// the ledger just saved: taken from it, not read and decoded again.
+func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, watch []string, prev time.Time, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
+		return nil, nil, time.Time{}, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
 	}
 	defer b.close()
 	lines, _ = b.sweep()
@@ -437,9 +480,12 @@ func begin(stateDir, ws string, g guarded) (lines []string, prev time.Time, err 
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {
-		return lines, time.Time{}, fmt.Errorf("cannot write the guard's ledger in %s: %w", stateDir, err)
+		return lines, nil, time.Time{}, fmt.Errorf("cannot write the guard's ledger in %s: %w", stateDir, err)
 	}
-	return lines, prev, nil
+	if len(configs) > 0 {
+		watch = b.l.watched(configs)
+	}
+	return lines, watch, prev, nil
 }
 
 // end reconciles after a command and drops this process's ticket.

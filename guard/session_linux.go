@@ -38,7 +38,7 @@ func Hold(stateDir string, p *platform.Policy) ([]string, error) {
 // last asked ([Changes.Appeared]). A nil c looks every time.
 func HoldWatched(stateDir string, p *platform.Policy, c *Changes) ([]string, error) {
 	ws := p.Workspace
-	lines, prev, err := begin(stateDir, ws, guardedBy(p))
+	lines, watch, prev, err := beginWatching(stateDir, ws, guardedBy(p), p.GitConfig)
 	if err != nil {
 		return lines, err
 	}
@@ -51,7 +51,7 @@ func HoldWatched(stateDir string, p *platform.Policy, c *Changes) ([]string, err
 			watching.stop = map[string]func(){}
 		}
 		if _, ok := watching.stop[ws]; !ok {
-			watching.stop[ws] = watchConfigs(stateDir, ws, watched(stateDir, ws, p.GitConfig), func(lines []string) { keepLines(stateDir, ws, lines) })
+			watching.stop[ws] = watchConfigs(stateDir, ws, watch, func(lines []string) { keepLines(stateDir, ws, lines) })
 		}
 		watching.Unlock()
 	}

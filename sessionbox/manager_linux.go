@@ -113,6 +113,8 @@ func ManagerMain(args []string) int {
 	// them may take a while: not in the session's way).
 	go platform.CleanLayers(m.s.StateDir)
 	go guard.CleanLedgers(m.s.StateDir)
+	// It opens the workspace's ledger at every command's start and end.
+	guard.KeepLedgersInMemory()
 	if err := m.setup(); err != nil {
 		m.shutdown()
 		fmt.Fprintf(shim, "error %s\n", oneLine(err.Error()))
