@@ -56,7 +56,10 @@ type manager struct {
 	// heldAt is when the ticket was last taken (zero: never): a
 	// repository made since that the ledger does not keep is adopted
 	// when the next command takes it again.
-	heldAt  time.Time
+	heldAt time.Time
+	// early is what the first command's round start keeps, found while
+	// the sandbox started ([manager.walkEarly]), or nil.
+	early   *earlyWalk
 	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
 	filters int               // this process's seccomp filters
@@ -167,6 +170,13 @@ func (m *manager) setup() error {
 			return err
 		}
 		m.guarded = true
+		// The watch of the workspace the first command's ticket starts
+		// ([manager.hold]) starts now instead: its first walk, which the
+		// first command's end waits for, runs while bwrap makes the
+		// sandbox. From now on, before the first command's start: what
+		// changes in between counts as changed too.
+		m.changes = guard.WatchChanges(p, time.Now())
+		m.early = m.walkEarly()
 	}
 	platform.NetRefused = func(p *platform.Policy, r *netproxy.Refusal) {
 		(&audit.Log{Dir: m.s.StateDir}).Append(audit.NetworkRefusal(p.Workspace, m.s.Backend, r))
@@ -216,6 +226,10 @@ func (m *manager) setup() error {
 	}
 	if err := m.ready(); err != nil {
 		return err
+	}
+	if m.early != nil {
+		// (Done long before, as a rule: the walk is shorter than bwrap's start.)
+		<-m.early.done
 	}
 	m.base = len(m.inSandbox())
 	return m.listen()
