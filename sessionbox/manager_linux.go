@@ -227,10 +227,6 @@ func (m *manager) setup() error {
 	if err := m.ready(); err != nil {
 		return err
 	}
-	if m.early != nil {
-		// (Done long before, as a rule: the walk is shorter than bwrap's start.)
-		<-m.early.done
-	}
 	m.base = len(m.inSandbox())
 	return m.listen()
 }

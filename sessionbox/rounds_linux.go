@@ -63,6 +63,11 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 		m.commands = map[int]*command{}
 	}
 	m.commands[seq] = c
+	if m.early != nil {
+		// (Done long before, as a rule: the walk is shorter than
+		// bwrap's start.)
+		<-m.early.done
+	}
 	if !m.changes.Dirty() { // (never while m.early is there: see walkEarly)
 		return
 	}
@@ -120,7 +125,10 @@ type earlyWalk struct {
 // walk, the walk finds by its change time, one changed after it, the
 // watch names. Nil when there is no watch or no last round (the first
 // command then does as any command whose watch cannot name what
-// changed); the walk is done once e.done is closed.
+// changed); the walk is done once e.done is closed, which
+// [manager.roundStart] waits for: until then, the watch is used only to
+// tell whether the guarded places below the root changed, which the
+// walk leaves alone.
 func (m *manager) walkEarly() *earlyWalk {
 	if m.changes == nil || m.s.Policy.Workspace == "" {
 		return nil
