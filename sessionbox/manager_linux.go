@@ -59,10 +59,16 @@ type manager struct {
 	heldAt time.Time
 	// early is what the first command's round start keeps, found while
 	// the sandbox started ([manager.walkEarly]), or nil.
-	early   *earlyWalk
-	base    int               // the processes below this one with no command running (bwrap, the keeper)
-	self    map[string]string // this process's namespaces
-	filters int               // this process's seccomp filters
+	early *earlyWalk
+	base  int // the processes below this one with no command running (bwrap, the keeper)
+	// started is closed once the keeper said its first word, or could
+	// not (startErr): the first command waits for it, not the shim that
+	// starts the session (see serve).
+	started  chan struct{}
+	startErr error
+	counted  bool              // base is counted
+	self     map[string]string // this process's namespaces
+	filters  int               // this process's seccomp filters
 	// broker serves the session's credentials, nil when it brokers none
 	// (brokerErr says why, when it should have).
 	broker    *platform.Brokerage
@@ -224,11 +230,26 @@ func (m *manager) setup() error {
 	if err != nil {
 		return err
 	}
-	if err := m.ready(); err != nil {
-		return err
-	}
-	m.base = len(m.inSandbox())
+	// The keeper's first word is waited for by the first command, not
+	// here: the shim connects, and the command's ticket is taken, while
+	// bwrap makes the sandbox.
+	m.started = make(chan struct{})
 	return m.listen()
+}
+
+// keeperStarted waits for the keeper's first word ([manager.ready],
+// read once by serve) and then counts the processes of the sandbox with
+// no command running, before the first command is given to the keeper.
+func (m *manager) keeperStarted() error {
+	<-m.started
+	if m.startErr != nil {
+		return m.startErr
+	}
+	if !m.counted {
+		m.base = len(m.inSandbox())
+		m.counted = true
+	}
+	return nil
 }
 
 // inSandbox lists the processes of the session's sandbox below this
@@ -420,6 +441,14 @@ func (m *manager) serve() {
 		}
 	}()
 	go func() {
+		// The keeper's first word first: the shim that started the
+		// session was answered before it (see setup).
+		m.startErr = m.ready()
+		close(m.started)
+		if m.startErr != nil {
+			end <- struct{}{}
+			return
+		}
 		buf := make([]byte, 16)
 		for {
 			n, err := unix.Read(m.ctl, buf)
@@ -493,6 +522,14 @@ func (m *manager) serve() {
 				// starts; the keeper numbers connections in this order.
 				seq := m.seq + 1
 				m.roundStart(seq, c.round, c.pid)
+				if err := m.keeperStarted(); err != nil {
+					// The command never ran: the shim runs it
+					// another way, and the session ends.
+					delete(m.commands, seq)
+					writeLine(c.fd, "error %s", oneLine(err.Error()))
+					unix.Close(c.fd)
+					return
+				}
 				if err := unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(c.fd), nil, 0); err == nil {
 					m.seq = seq
 				} else {
