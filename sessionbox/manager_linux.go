@@ -416,6 +416,7 @@ func (m *manager) serve() {
 	end := make(chan struct{}, 8)
 	activity := make(chan int, 64) // +1 a command started, -SEQ the SEQ-th ended
 	conns := make(chan shimConn)
+	notStarted := make(chan struct{}, 1)
 	go func() {
 		for {
 			conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
@@ -446,7 +447,7 @@ func (m *manager) serve() {
 		m.startErr = m.ready()
 		close(m.started)
 		if m.startErr != nil {
-			end <- struct{}{}
+			notStarted <- struct{}{}
 			return
 		}
 		buf := make([]byte, 16)
@@ -505,9 +506,18 @@ func (m *manager) serve() {
 	// and watched between commands until the next command.
 	var settle <-chan time.Time
 	settleAfter := time.Duration(0)
+	// With a keeper that did not start, the session ends once the
+	// commands that connected meanwhile (the shim that started it) were
+	// refused: a connection accepted is answered for its credentials
+	// within credentials' timeout, or dropped.
+	var notStartedEnd <-chan time.Time
 	for {
 		select {
 		case <-end:
+			return
+		case <-notStarted:
+			notStartedEnd = time.After(6 * time.Second)
+		case <-notStartedEnd:
 			return
 		case c := <-conns:
 			// The guard's ticket first: the command starts once the
