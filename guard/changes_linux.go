@@ -352,6 +352,17 @@ func (c *Changes) Dirty() bool {
 	return c.touched || c.w.partial || c.extraPartial
 }
 
+// Ready waits for the watch's first walk and reports whether it is
+// done: false for no watch.
+func (c *Changes) Ready() bool {
+	if c == nil {
+		return false
+	}
+	c.ev.Lock()
+	defer c.ev.Unlock()
+	return c.ready.Load()
+}
+
 // Clear starts a new period for [Changes.Dirty] and [Changes.Paths]:
 // called as a round starts, before it reads anything, so that what
 // changes while it runs counts for the next one. A watch whose first

@@ -45,17 +45,31 @@ type spec struct {
 // A manager is one session's sandbox, from the host.
 type manager struct {
 	s       spec
-	ctl     int               // the control socket to the keeper
-	lis     int               // the listening socket
-	agent   int               // the agent's pidfd, or -1
-	guarded bool              // the workspace has guarded places
-	held    bool              // this process holds a ticket in the workspace's ledger
-	between func()            // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
-	changes *guard.Changes    // what may have changed below the workspace's root, for the session's life
-	since   time.Time         // the start of the first command since the last watch or release
-	base    int               // the processes below this one with no command running (bwrap, the keeper)
-	self    map[string]string // this process's namespaces
-	filters int               // this process's seccomp filters
+	ctl     int            // the control socket to the keeper
+	lis     int            // the listening socket
+	agent   int            // the agent's pidfd, or -1
+	guarded bool           // the workspace has guarded places
+	held    bool           // this process holds a ticket in the workspace's ledger
+	between func()         // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
+	changes *guard.Changes // what may have changed below the workspace's root, for the session's life
+	since   time.Time      // the start of the first command since the last watch or release
+	// heldOnce: this process took a ticket since its watch (changes)
+	// started; the watch then tells whether a repository appeared since
+	// ([guard.HoldWatched]). The first ticket of a session always looks:
+	// what appeared before its watch started is not the watch's.
+	heldOnce bool
+	// early is what the first command's round start keeps, found while
+	// the sandbox started ([manager.walkEarly]), or nil.
+	early *earlyWalk
+	base  int // the processes below this one with no command running (bwrap, the keeper)
+	// started is closed once the keeper said its first word, or could
+	// not (startErr): the first command waits for it, not the shim that
+	// starts the session (see serve).
+	started  chan struct{}
+	startErr error
+	counted  bool              // base is counted
+	self     map[string]string // this process's namespaces
+	filters  int               // this process's seccomp filters
 	// broker serves the session's credentials, nil when it brokers none
 	// (brokerErr says why, when it should have).
 	broker    *platform.Brokerage
@@ -165,6 +179,13 @@ func (m *manager) setup() error {
 			return err
 		}
 		m.guarded = true
+		// The watch of the workspace the first command's ticket starts
+		// ([manager.hold]) starts now instead: its first walk, which the
+		// first command's end waits for, runs while bwrap makes the
+		// sandbox. From now on, before the first command's start: what
+		// changes in between counts as changed too.
+		m.changes = guard.WatchChanges(p, time.Now())
+		m.early = m.walkEarly()
 	}
 	platform.NetRefused = func(p *platform.Policy, r *netproxy.Refusal) {
 		(&audit.Log{Dir: m.s.StateDir}).Append(audit.NetworkRefusal(p.Workspace, m.s.Backend, r))
@@ -212,11 +233,26 @@ func (m *manager) setup() error {
 	if err != nil {
 		return err
 	}
-	if err := m.ready(); err != nil {
-		return err
-	}
-	m.base = len(m.inSandbox())
+	// The keeper's first word is waited for by the first command, not
+	// here: the shim connects, and the command's ticket is taken, while
+	// bwrap makes the sandbox.
+	m.started = make(chan struct{})
 	return m.listen()
+}
+
+// keeperStarted waits for the keeper's first word ([manager.ready],
+// read once by serve) and then counts the processes of the sandbox with
+// no command running, before the first command is given to the keeper.
+func (m *manager) keeperStarted() error {
+	<-m.started
+	if m.startErr != nil {
+		return m.startErr
+	}
+	if !m.counted {
+		m.base = len(m.inSandbox())
+		m.counted = true
+	}
+	return nil
 }
 
 // inSandbox lists the processes of the session's sandbox below this
@@ -241,7 +277,11 @@ func (m *manager) hold() error {
 	// (With the session's watch, once it runs: the look for the
 	// repositories that appeared since the last trusted state only when
 	// it saw one appear.)
-	lines, err := guard.HoldWatched(m.s.StateDir, m.s.Policy.GuardedNow(), m.changes)
+	var watch *guard.Changes
+	if m.heldOnce {
+		watch = m.changes
+	}
+	lines, err := guard.HoldWatched(m.s.StateDir, m.s.Policy.GuardedNow(), watch)
 	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	if err != nil {
 		return err
@@ -250,6 +290,7 @@ func (m *manager) hold() error {
 	if m.changes == nil {
 		m.changes = guard.WatchChanges(m.s.Policy, m.since)
 	}
+	m.heldOnce = m.changes != nil
 	return nil
 }
 
@@ -377,6 +418,7 @@ func (m *manager) serve() {
 	end := make(chan struct{}, 8)
 	activity := make(chan int, 64) // +1 a command started, -SEQ the SEQ-th ended
 	conns := make(chan shimConn)
+	notStarted := make(chan struct{}, 1)
 	go func() {
 		for {
 			conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
@@ -402,6 +444,14 @@ func (m *manager) serve() {
 		}
 	}()
 	go func() {
+		// The keeper's first word first: the shim that started the
+		// session was answered before it (see setup).
+		m.startErr = m.ready()
+		close(m.started)
+		if m.startErr != nil {
+			notStarted <- struct{}{}
+			return
+		}
 		buf := make([]byte, 16)
 		for {
 			n, err := unix.Read(m.ctl, buf)
@@ -458,9 +508,18 @@ func (m *manager) serve() {
 	// and watched between commands until the next command.
 	var settle <-chan time.Time
 	settleAfter := time.Duration(0)
+	// With a keeper that did not start, the session ends once the
+	// commands that connected meanwhile (the shim that started it) were
+	// refused: a connection accepted is answered for its credentials
+	// within credentials' timeout, or dropped.
+	var notStartedEnd <-chan time.Time
 	for {
 		select {
 		case <-end:
+			return
+		case <-notStarted:
+			notStartedEnd = time.After(6 * time.Second)
+		case <-notStartedEnd:
 			return
 		case c := <-conns:
 			// The guard's ticket first: the command starts once the
@@ -475,6 +534,14 @@ func (m *manager) serve() {
 				// starts; the keeper numbers connections in this order.
 				seq := m.seq + 1
 				m.roundStart(seq, c.round, c.pid)
+				if err := m.keeperStarted(); err != nil {
+					// The command never ran: the shim runs it
+					// another way, and the session ends.
+					delete(m.commands, seq)
+					writeLine(c.fd, "error %s", oneLine(err.Error()))
+					unix.Close(c.fd)
+					return
+				}
 				if err := unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(c.fd), nil, 0); err == nil {
 					m.seq = seq
 				} else {

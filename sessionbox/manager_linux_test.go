@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -131,5 +132,108 @@ func TestOutside(t *testing.T) {
 	}
 	if peerOutside(t, landlocked) {
 		t.Error("a process in the Landlock sandbox was let in")
+	}
+}
+
+// fakeSession is a manager serving on a socket of its own, with the test
+// as its keeper (ctl); serve's end is closed once it returns.
+func fakeSession(t *testing.T) (m *manager, ctl int, end chan struct{}) {
+	t.Helper()
+	dir := t.TempDir()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = &manager{s: spec{Socket: filepath.Join(dir, "s"), Policy: &platform.Policy{}, Idle: time.Minute}, ctl: pair[0], agent: -1}
+	if m.self, m.filters, err = identity(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.listen(); err != nil {
+		t.Fatal(err)
+	}
+	m.started = make(chan struct{})
+	end = make(chan struct{})
+	go func() {
+		defer close(end)
+		m.serve()
+		unix.Close(m.lis)
+		unix.Close(m.ctl)
+	}()
+	t.Cleanup(func() {
+		unix.Close(pair[1])
+		select {
+		case <-end:
+		case <-time.After(10 * time.Second):
+			t.Error("the manager did not end with its keeper")
+		}
+	})
+	return m, pair[1], end
+}
+
+// TestFirstCommandBesideKeeperStart: the first command of a session is
+// accepted, and answered for its credentials, while the keeper has not
+// said its first word (bwrap still makes the sandbox); the keeper gets
+// it only after that word.
+func TestFirstCommandBesideKeeperStart(t *testing.T) {
+	m, ctl, _ := fakeSession(t)
+	conn, err := dial(m.s.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(conn)
+	if err := writeMsg(conn, &hello{}); err != nil {
+		t.Fatal(err)
+	}
+	var r credReply
+	if err := readMsg(conn, &r); err != nil {
+		t.Fatalf("the command was not answered before the keeper's start: %v", err)
+	}
+	fds := []unix.PollFd{{Fd: int32(ctl), Events: unix.POLLIN}}
+	if n, _ := unix.Poll(fds, 200); n != 0 {
+		t.Fatal("the keeper got the command before it said it runs")
+	}
+	if _, err := unix.Write(ctl, []byte("ready")); err != nil {
+		t.Fatal(err)
+	}
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+	unix.SetsockoptTimeval(ctl, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 10})
+	n, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil || n != 1 || buf[0] != 'c' {
+		t.Fatalf("the keeper did not get the command once it runs: %v", err)
+	}
+	got, _ := rights(oob[:oobn])
+	if len(got) != 1 {
+		t.Fatalf("the command came with %d descriptors", len(got))
+	}
+	unix.Close(got[0])
+}
+
+// TestFirstCommandKeeperNotStarted: a keeper that ends before its first
+// word refuses the command the session got meanwhile with the reason
+// (its shim runs it another way), and the session ends.
+func TestFirstCommandKeeperNotStarted(t *testing.T) {
+	m, ctl, end := fakeSession(t)
+	conn, err := dial(m.s.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(conn)
+	if err := writeMsg(conn, &hello{}); err != nil {
+		t.Fatal(err)
+	}
+	var r credReply
+	if err := readMsg(conn, &r); err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(ctl)
+	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 10})
+	line, err := readLine(conn)
+	if err != nil || !strings.HasPrefix(line, "error ") {
+		t.Fatalf("the command was answered %q (%v), want an error", line, err)
+	}
+	select {
+	case <-end:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end")
 	}
 }

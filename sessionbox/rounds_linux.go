@@ -63,7 +63,12 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 		m.commands = map[int]*command{}
 	}
 	m.commands[seq] = c
-	if !m.changes.Dirty() {
+	if m.early != nil {
+		// (Done long before, as a rule: the walk is shorter than
+		// bwrap's start.)
+		<-m.early.done
+	}
+	if !m.changes.Dirty() { // (never while m.early is there: see walkEarly)
 		return
 	}
 	st := snapshot.Open(m.s.StateDir, r.Budgets)
@@ -71,9 +76,30 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 	if err != nil {
 		return // (the round after the command runs all the same)
 	}
+	// What the walk at the sandbox's start found is kept once: this
+	// command's round clears the watch's paths.
+	m.keepBefore(st, clock, r.Workspace, m.early)
+	m.early = nil
+	c.saver = m.startSaver(c, clock)
+}
+
+// keepBefore keeps, before a command in ws starts, the files changed
+// since the last round ([manager.keepChanged]): those the watch names,
+// with those early found before the watch's paths were cleared; when it
+// cannot name them, those of the workspace changed since the last round
+// began.
+func (m *manager) keepBefore(st *snapshot.Store, clock time.Time, ws string, early *earlyWalk) {
 	if paths, ok := m.changes.Paths(); ok {
-		m.keepChanged(st, clock, paths, time.Time{})
-	} else if last, ok := st.LastRound(r.Workspace); ok {
+		files := m.changedFiles(paths, time.Time{})
+		if early != nil {
+			// The watch's paths are those since the early walk: what
+			// changed before it, since the last round, it found.
+			files = append(files, early.files...)
+			slices.Sort(files)
+			files = slices.Compact(files)
+		}
+		st.Refresh(ws, files, clock)
+	} else if last, ok := st.LastRound(ws); ok {
 		// The watch cannot name what changed: it has just started (a
 		// new session's first command, the agent's Landlock session
 		// replaced when an entry in the home directory came or went,
@@ -83,7 +109,48 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 		// session lived would not be kept before this command.
 		m.keepChanged(st, clock, []string{"."}, last)
 	}
-	c.saver = m.startSaver(c, clock)
+}
+
+// An earlyWalk is what [manager.walkEarly] found.
+type earlyWalk struct {
+	done  chan struct{}
+	files []string // changed since the last round, as of the walk
+}
+
+// walkEarly finds, while the sandbox starts, the files of the workspace
+// changed since the last round, which the first command's round start
+// keeps ([manager.roundStart]) instead of walking the workspace itself:
+// once the watch's first walk is done, its paths are cleared and the
+// workspace walked; a file changed before its directory's turn in the
+// walk, the walk finds by its change time, one changed after it, the
+// watch names. Nil when there is no watch or no last round (the first
+// command then does as any command whose watch cannot name what
+// changed); the walk is done once e.done is closed, which
+// [manager.roundStart] waits for: until then, the watch is used only to
+// tell whether the guarded places below the root changed, which the
+// walk leaves alone.
+func (m *manager) walkEarly() *earlyWalk {
+	if m.changes == nil || m.s.Policy.Workspace == "" {
+		return nil
+	}
+	// (The budgets are the round's; the last round's start does not
+	// depend on them.)
+	last, ok := snapshot.Open(m.s.StateDir, snapshot.Budgets{}).LastRound(m.s.Policy.Workspace)
+	if !ok {
+		return nil
+	}
+	e := &earlyWalk{done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		if !m.changes.Ready() {
+			return
+		}
+		m.changes.Clear()
+		// Dirty until the first round: as a watch that has just started.
+		m.changes.Taint()
+		e.files = m.changedFiles([]string{"."}, last)
+	}()
+	return e
 }
 
 // keepChanged keeps in the workspace's index (see [snapshot.Store.Refresh])
@@ -98,6 +165,11 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 // (shim.preRound). Not what is in a git directory (the saver's
 // pre-round keeps the repository's data) or in a regenerable one.
 func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []string, since time.Time) {
+	st.Refresh(m.s.Policy.Workspace, m.changedFiles(paths, since), clock)
+}
+
+// changedFiles are the files [manager.keepChanged] keeps, as absolute paths.
+func (m *manager) changedFiles(paths []string, since time.Time) []string {
 	ws := m.s.Policy.Workspace
 	var files []string
 	n := 0
@@ -126,7 +198,7 @@ func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []strin
 			add(filepath.Join(ws, rel))
 		}
 	}
-	st.Refresh(ws, files, clock)
+	return files
 }
 
 // maxKeepChanged bounds the files [manager.keepChanged] looks at.

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/snapshot"
 )
@@ -241,6 +242,70 @@ func TestKeepChangedSince(t *testing.T) {
 	}
 	slices.Sort(kept)
 	if want := []string{"dir/new.txt", "new.txt"}; !slices.Equal(kept, want) {
+		t.Errorf("kept %q, want %q", kept, want)
+	}
+}
+
+// TestFirstRoundWalkedEarly: the files a new session's first command
+// keeps before it starts are found while the sandbox starts
+// ([manager.walkEarly]): what changed since the last round before that
+// walk, and what changed after it (a file, a new directory's), which the
+// watch names; nothing from before the last round, nor in .git.
+func TestFirstRoundWalkedEarly(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	st := snapshot.Open(state, snapshot.Budgets{Command: 1 << 20})
+	write := func(rel string) {
+		p := filepath.Join(ws, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("old.txt")
+	write("sub/old.txt")
+	time.Sleep(50 * time.Millisecond) // (more than a tick of the file clock)
+	if err := os.MkdirAll(filepath.Join(state, "snapshots", "pending"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st.CountRound(ws)
+	if _, ok := st.LastRound(ws); !ok {
+		t.Fatal("no last round")
+	}
+	time.Sleep(50 * time.Millisecond)
+	write("before.txt")
+	write("sub/before.txt")
+	p := &platform.Policy{Workspace: ws, Regenerable: []string{"node_modules"}}
+	m := &manager{s: spec{Policy: p, StateDir: state}}
+	m.changes = guard.WatchChanges(p, time.Now())
+	if m.changes == nil {
+		t.Skip("no inotify watch here")
+	}
+	defer m.changes.Stop()
+	if m.early = m.walkEarly(); m.early == nil {
+		t.Fatal("no early walk with a last round and a watch")
+	}
+	<-m.early.done
+	// After the walk: the watch names these.
+	write("after.txt")
+	write("sub/after.txt")
+	write("newdir/deep/after.txt")
+	write(".git/after")
+	clock, err := st.FileClock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.changes.Paths(); !ok {
+		t.Error("the watch cannot name what changed since the early walk: the first command would walk the workspace again")
+	}
+	m.keepBefore(st, clock, ws, m.early)
+	var kept []string
+	for _, e := range st.Index(ws).Entries {
+		rel, _ := filepath.Rel(ws, e.Path)
+		kept = append(kept, rel)
+	}
+	slices.Sort(kept)
+	want := []string{"after.txt", "before.txt", "newdir/deep/after.txt", "sub/after.txt", "sub/before.txt"}
+	if !slices.Equal(kept, want) {
 		t.Errorf("kept %q, want %q", kept, want)
 	}
 }
