@@ -302,15 +302,7 @@ func (c *Changes) Changed() bool {
 	if c == nil || !c.below {
 		return true
 	}
-	c.ev.Lock()
-	defer c.ev.Unlock()
-	if c.w.stopped.Load() {
-		return true
-	}
-	c.read()
-	changed := c.dirty || c.w.partial
-	c.dirty = false
-	return changed
+	return c.take(&c.dirty, false)
 }
 
 // Appeared reports whether a repository may have been made or moved in
@@ -323,15 +315,23 @@ func (c *Changes) Appeared() bool {
 	if c == nil {
 		return true
 	}
+	return c.take(&c.appeared, true)
+}
+
+// take reports flag (or whether the watch does not see everything: its
+// bounds, events lost, and with gits a .git below the root it could not
+// watch) once the events queued until now are read, and clears it; true
+// once the watch stopped.
+func (c *Changes) take(flag *bool, gits bool) bool {
 	c.ev.Lock()
 	defer c.ev.Unlock()
 	if c.w.stopped.Load() {
 		return true
 	}
 	c.read()
-	appeared := c.appeared || c.w.partial || c.gitPartial
-	c.appeared = false
-	return appeared
+	v := *flag || c.w.partial || gits && c.gitPartial
+	*flag = false
+	return v
 }
 
 // Dirty reports whether anything in the workspace may have changed
