@@ -275,6 +275,12 @@ func TestLedgerCloneDeep(t *testing.T) {
 // TestLedgerMemoOff: without KeepLedgersInMemory nothing is remembered
 // (a shim decodes each ledger once; it would only spend a decode more).
 func TestLedgerMemoOff(t *testing.T) {
+	was := memoOn.Load()
+	memoOn.Store(false)
+	memos.Lock()
+	memos.by = nil
+	memos.Unlock()
+	t.Cleanup(func() { memoOn.Store(was) })
 	ws, state, p := benchWorkspace(t)
 	if _, err := Hold(state, p); err != nil {
 		t.Fatal(err)
@@ -283,8 +289,20 @@ func TestLedgerMemoOff(t *testing.T) {
 	memos.Lock()
 	n := len(memos.by)
 	memos.Unlock()
-	if !memoOn.Load() && n != 0 {
+	if n != 0 {
 		t.Fatalf("%d ledgers remembered with the memo off", n)
+	}
+	// (And on, the same steps remember it: the check above can fail.)
+	memoTest(t)
+	if _, err := Hold(state, p); err != nil {
+		t.Fatal(err)
+	}
+	Release(state, ws)
+	memos.Lock()
+	n = len(memos.by)
+	memos.Unlock()
+	if n == 0 {
+		t.Fatal("nothing remembered with the memo on")
 	}
 }
 
