@@ -530,18 +530,23 @@ func (m *manager) serve() {
 				m.since = time.Now()
 			}
 			if m.hold() == nil {
-				// Its round's pre-round reads the file clock before it
-				// starts; the keeper numbers connections in this order.
-				seq := m.seq + 1
-				m.roundStart(seq, c.round, c.pid)
+				// The keeper's first word before the round's start (the
+				// first command's: the ticket is taken while bwrap
+				// starts): the round's clock is read just before the
+				// command can write, so that a person's edit meanwhile
+				// is kept as theirs, and no saver runs for a command
+				// that never does.
 				if err := m.keeperStarted(); err != nil {
 					// The command never ran: the shim runs it
 					// another way, and the session ends.
-					delete(m.commands, seq)
 					writeLine(c.fd, "error %s", oneLine(err.Error()))
 					unix.Close(c.fd)
 					return
 				}
+				// Its round's pre-round reads the file clock before it
+				// starts; the keeper numbers connections in this order.
+				seq := m.seq + 1
+				m.roundStart(seq, c.round, c.pid)
 				if err := unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(c.fd), nil, 0); err == nil {
 					m.seq = seq
 				} else {
