@@ -318,6 +318,11 @@ func (c *Changes) Appeared() bool {
 	return c.take(&c.appeared, true)
 }
 
+// startedAfter reports whether c watches from after t (a nil c: yes).
+func (c *Changes) startedAfter(t time.Time) bool {
+	return c == nil || c.w.since.After(t)
+}
+
 // take reports flag (or whether the watch does not see everything: its
 // bounds, events lost, and with gits a .git below the root it could not
 // watch) once the events queued until now are read, and clears it; true

@@ -32,17 +32,19 @@ func Hold(stateDir string, p *platform.Policy) ([]string, error) {
 	return HoldWatched(stateDir, p, nil)
 }
 
-// HoldWatched is [Hold] for a session whose watch c ([WatchChanges])
-// runs from before its last ticket was taken: the look for repositories
-// that appeared since is left out when c saw none appear since it was
-// last asked ([Changes.Appeared]). A nil c looks every time.
+// HoldWatched is [Hold] for a session with its watch c ([WatchChanges]):
+// the look for repositories that appeared since the last trusted state
+// is left out when c ran from before that state was taken and saw none
+// appear since it was last asked ([Changes.Appeared]). A nil c looks
+// every time, and so does a watch younger than the trusted state (a new
+// session's first ticket: what appeared before it started is not its).
 func HoldWatched(stateDir string, p *platform.Policy, c *Changes) ([]string, error) {
 	ws := p.Workspace
 	lines, watch, prev, err := beginWatching(stateDir, ws, guardedBy(p), p.GitConfig)
 	if err != nil {
 		return lines, err
 	}
-	if !prev.IsZero() && c.Appeared() {
+	if !prev.IsZero() && (c.Appeared() || c.startedAfter(prev)) {
 		lines = append(lines, adoptAppeared(stateDir, p, prev)...)
 	}
 	if len(p.GitConfig) > 0 {

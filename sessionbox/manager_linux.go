@@ -53,11 +53,6 @@ type manager struct {
 	between func()         // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
 	changes *guard.Changes // what may have changed below the workspace's root, for the session's life
 	since   time.Time      // the start of the first command since the last watch or release
-	// heldOnce: this process took a ticket since its watch (changes)
-	// started; the watch then tells whether a repository appeared since
-	// ([guard.HoldWatched]). The first ticket of a session always looks:
-	// what appeared before its watch started is not the watch's.
-	heldOnce bool
 	// early is what the first command's round start keeps, found while
 	// the sandbox started ([manager.walkEarly]), or nil.
 	early *earlyWalk
@@ -277,11 +272,7 @@ func (m *manager) hold() error {
 	// (With the session's watch, once it runs: the look for the
 	// repositories that appeared since the last trusted state only when
 	// it saw one appear.)
-	var watch *guard.Changes
-	if m.heldOnce {
-		watch = m.changes
-	}
-	lines, err := guard.HoldWatched(m.s.StateDir, m.s.Policy.GuardedNow(), watch)
+	lines, err := guard.HoldWatched(m.s.StateDir, m.s.Policy.GuardedNow(), m.changes)
 	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	if err != nil {
 		return err
@@ -290,7 +281,6 @@ func (m *manager) hold() error {
 	if m.changes == nil {
 		m.changes = guard.WatchChanges(m.s.Policy, m.since)
 	}
-	m.heldOnce = m.changes != nil
 	return nil
 }
 
