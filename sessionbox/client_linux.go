@@ -37,6 +37,10 @@ type Options struct {
 	// Session names the session (CORDON_SESSION); "" takes the agent
 	// process from the parent chain.
 	Session string
+	// Workspace is the workspace as the shim chose it, before the
+	// policy resolved it: it names the session's prepare socket
+	// ([Prepare]).
+	Workspace string
 	// Idle ends the session's sandbox after this long unused; 0 is
 	// DefaultIdle.
 	Idle time.Duration
@@ -53,6 +57,8 @@ type Options struct {
 	// brokerKey makes the session's placeholders: from the session's
 	// secret and id, on the host alone.
 	brokerKey []byte
+	// prepare is the session's prepare socket, "" for none.
+	prepare string
 }
 
 // Exec runs the command in its session's sandbox, made when there is
@@ -73,6 +79,7 @@ func Exec(o *Options) (err error) {
 	}()
 	defer func() {
 		if err != nil { // the caller runs the command another way
+			unprepare()
 			<-notified
 			signal.Stop(sigs)
 		}
@@ -103,6 +110,9 @@ func Exec(o *Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// The command runs: a ticket its shim had taken early is its
+	// session's now, or another session's to give back.
+	unprepare()
 	go func() {
 		for s := range sigs {
 			if sig, ok := s.(syscall.Signal); ok {
@@ -163,7 +173,7 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	a := findAgent()
+	a := agentOnce()
 	id := "session " + o.Session
 	if o.Session == "" {
 		if a == nil {
@@ -239,6 +249,9 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	}
 	o.id, o.parts = id, keyParts(o.Backend.Name(), &p, agent)
 	o.brokerKey = brokerKey(secret, id)
+	if pid, pagent, ok := sessionID(o.Session, a); ok && o.Workspace != "" {
+		o.prepare = preparePath(dir, secret, pid, pagent, o.Workspace)
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy, agent)
 	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
@@ -536,7 +549,7 @@ func (o *Options) startManager(sock string, a *agentProc) error {
 	// a command of its session could find (the key leaves them out).
 	o.Policy.FindScratchRepositories()
 	s := &spec{Backend: o.Backend.Name(), Policy: o.Policy, StateDir: o.StateDir, Socket: sock, Env: o.Env, Idle: o.Idle,
-		BrokerKey: o.brokerKey, Secrets: o.Policy.Secrets()}
+		BrokerKey: o.brokerKey, Secrets: o.Policy.Secrets(), Prepare: o.prepare}
 	if a != nil {
 		s.Agent, s.AgentStart = a.Pid, a.Start
 	}

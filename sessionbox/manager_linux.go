@@ -40,6 +40,9 @@ type spec struct {
 	// values ([platform.Policy.Secrets]).
 	BrokerKey []byte   `json:"broker_key,omitempty"`
 	Secrets   []string `json:"secrets,omitempty"`
+	// Prepare is the session's prepare socket (see prepare_linux.go),
+	// "" for none.
+	Prepare string `json:"prepare,omitempty"`
 }
 
 // A manager is one session's sandbox, from the host.
@@ -76,6 +79,14 @@ type manager struct {
 	seq      int
 	saversMu sync.Mutex
 	savers   map[int]bool
+	// The ticket taken early (prepare_linux.go): the prepare socket, or
+	// -1, and its inode (to remove only its own); the shims connected
+	// to it; whether the ticket was taken for one of them and no command
+	// came since.
+	pre       int
+	preIno    uint64
+	prepared  map[int]bool
+	heldEarly bool
 }
 
 // A shimConn is a shim's connection, checked, with what it said first.
@@ -105,7 +116,7 @@ func ManagerMain(args []string) int {
 	if err != nil {
 		return 126
 	}
-	m := &manager{ctl: -1, lis: -1, agent: -1}
+	m := &manager{ctl: -1, lis: -1, pre: -1, agent: -1, prepared: map[int]bool{}}
 	if err := wire.Decode(line, &m.s); err != nil || m.s.Policy == nil {
 		fmt.Fprintf(shim, "error the session manager got a bad request (%v)\n", err)
 		return 126
@@ -397,6 +408,7 @@ func (m *manager) listen() error {
 	if err := unix.Listen(fd, 128); err != nil {
 		return err
 	}
+	m.listenPrepare()
 	pid := fmt.Sprintf("%d %s\n", os.Getpid(), platform.ProcessStart(os.Getpid()))
 	return os.WriteFile(m.s.Socket+".pid", []byte(pid), 0o600)
 }
@@ -409,6 +421,10 @@ func (m *manager) serve() {
 	activity := make(chan int, 64) // +1 a command started, -SEQ the SEQ-th ended
 	conns := make(chan shimConn)
 	notStarted := make(chan struct{}, 1)
+	prepares, unprepared := make(chan int), make(chan int)
+	if m.pre >= 0 {
+		go m.acceptPrepares(prepares)
+	}
 	go func() {
 		for {
 			conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
@@ -511,9 +527,16 @@ func (m *manager) serve() {
 			notStartedEnd = time.After(6 * time.Second)
 		case <-notStartedEnd:
 			return
+		case conn := <-prepares:
+			m.prepare(conn, running, unprepared)
+			last = time.Now()
+		case conn := <-unprepared:
+			m.unprepare(conn, running)
 		case c := <-conns:
-			// The guard's ticket first: the command starts once the
-			// keeper has the connection.
+			// The guard's ticket first (taken already when its shim
+			// prepared it): the command starts once the keeper has the
+			// connection.
+			m.heldEarly = false
 			// The command reconciles before it starts: the watch stops.
 			m.stopBetween()
 			if m.since.IsZero() {
@@ -621,6 +644,7 @@ const DefaultIdle = 30 * time.Minute
 // shutdown ends everything of the session: no new connection, every
 // process below this one killed, the guarded places reconciled.
 func (m *manager) shutdown() {
+	m.closePrepare()
 	if m.lis >= 0 {
 		os.Remove(m.s.Socket)
 		os.Remove(m.s.Socket + ".pid")

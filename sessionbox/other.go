@@ -18,9 +18,13 @@ type Options struct {
 	Path      string
 	Argv, Env []string
 	Session   string
+	Workspace string
 	Idle      time.Duration
 	Round     *Round
 }
+
+// Prepare does nothing: sessions need Linux.
+func Prepare(stateDir, session, ws string) {}
 
 // Exec returns at once: sessions need Linux.
 func Exec(o *Options) error { return errors.New("sessions need Linux") }

@@ -20,6 +20,7 @@ import (
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/sessionbox"
 )
 
 // Exit statuses of the shim, the ones shells use for the same failures.
@@ -194,6 +195,11 @@ func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 	if ws := r.ctx.Workspace.Dir; ws != "" {
 		for _, line := range reconcileBefore(decide.StateDir(r.ctx.Getenv), ws, r.ctx.Settings) {
 			r.print(line + "\n")
+		}
+		// The session's manager, if one runs, takes the guard's ticket
+		// while the command is judged (sessionbox.Prepare).
+		if r.ctx.ForSession {
+			sessionbox.Prepare(decide.StateDir(r.ctx.Getenv), getenv(r.env, "CORDON_SESSION"), ws)
 		}
 	}
 	d := r.ctx.Decide(req)

@@ -30,7 +30,7 @@ func execConfined(c *decide.Confinement, stateDir, path string, argv []string, g
 		// a sandbox of its own, as without sessions.
 		sessionbox.Exec(&sessionbox.Options{
 			Backend: c.Backend, Policy: c.Policy, StateDir: stateDir,
-			Path: path, Argv: argv, Env: env, Session: named, Idle: c.Settings.Sandbox.SessionIdle,
+			Path: path, Argv: argv, Env: env, Session: named, Workspace: c.Workspace.Dir, Idle: c.Settings.Sandbox.SessionIdle,
 			Round: round.session(),
 		})
 	}

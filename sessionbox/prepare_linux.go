@@ -1,0 +1,229 @@
+package sessionbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// The ticket taken early. A later command of a session waits, before it
+// starts, for the session's manager to take the workspace's guard ticket
+// (guard.HoldWatched: about a millisecond). Nothing of that needs the
+// command: the manager takes the disk as it is as the trusted state when
+// none is held. So a shim about to judge a command that may run in a
+// session tells the manager first, by connecting to the session's
+// second socket (the "prepare" socket, named from the session's secret,
+// the agent and the workspace: what the shim knows before it resolves
+// the policy), and the manager takes the ticket while the shim judges
+// the command and resolves its policy.
+//
+// Sound because the ticket is the same ticket, taken the same way, a
+// little earlier: its trusted state is the disk at that moment, as it
+// would be at the command's connection; nothing of the session runs
+// meanwhile (the manager gives the ticket back only when nothing a
+// command left runs in the sandbox, and keeps it, untouched by a
+// prepare, otherwise); what a person changes at a guarded place between
+// the two moments is treated as what a person changes while a command
+// runs (put back). A ticket taken for a command that never comes (it
+// was refused, or runs in another sandbox) is given back, reconciling,
+// when the shim closes the connection (it does once its command
+// started, or when it ends) or after [prepareTimeout].
+
+// prepareTimeout is how long a ticket taken early waits for its command.
+const prepareTimeout = 3 * time.Second
+
+// maxPrepared bounds the early connections a manager keeps at once.
+const maxPrepared = 64
+
+// prepared is this process's connection to a manager's prepare socket,
+// or -1: closed once the command started, or when it did not.
+var prepared = struct {
+	sync.Mutex
+	fd int
+}{fd: -1}
+
+// agentOnce is findAgent, once per process: the early ticket and the
+// session's key both need it.
+var agentOnce = sync.OnceValue(findAgent)
+
+// Prepare tells the manager of the session a command with state
+// directory stateDir, session name session ("" for the agent's) and
+// workspace ws would run in, if there is one, that a command is coming:
+// it takes the workspace's guard ticket now. It does nothing when no
+// such session runs, or the command could not run in one (a terminal).
+func Prepare(stateDir, session, ws string) {
+	if ws == "" || !filepath.IsAbs(stateDir) || platform.IsTerminal(0) || platform.IsTerminal(1) || platform.IsTerminal(2) {
+		return
+	}
+	dir := Dir(stateDir)
+	secret, err := os.ReadFile(filepath.Join(dir, "secret")) // made by the first command, checked then
+	if err != nil || len(secret) != 32 {
+		return
+	}
+	id, agent, ok := sessionID(session, agentOnce())
+	if !ok {
+		return
+	}
+	fd, err := dial(preparePath(dir, secret, id, agent, ws))
+	if err != nil {
+		return
+	}
+	prepared.Lock()
+	if prepared.fd >= 0 {
+		unix.Close(prepared.fd)
+	}
+	prepared.fd = fd
+	prepared.Unlock()
+}
+
+// unprepare closes the connection [Prepare] made, if any.
+func unprepare() {
+	prepared.Lock()
+	if prepared.fd >= 0 {
+		unix.Close(prepared.fd)
+		prepared.fd = -1
+	}
+	prepared.Unlock()
+}
+
+// sessionID is the session's id and its agent part, as the session's
+// key holds them (see [Options.socket]), when they are known before
+// the policy: false for a named session with no agent process.
+func sessionID(session string, a *agentProc) (id, agent string, ok bool) {
+	if a == nil {
+		return "", "", false
+	}
+	agent = fmt.Sprintf("%d %s", a.Pid, a.Start)
+	if session != "" {
+		return "session " + session, agent, true
+	}
+	return "agent " + agent, agent, true
+}
+
+// preparePath is the prepare socket of the session id with agent part
+// agent, in workspace ws, in the sessions' directory dir.
+func preparePath(dir string, secret []byte, id, agent, ws string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "cordon prepare\n%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, agent, ws)
+	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:24]+".pre")
+}
+
+// listenPrepare makes the manager's prepare socket, for this user alone,
+// in place of any other manager's of the same name (the newest session
+// of an agent in a workspace takes the early tickets). No socket is no
+// error: commands then take their tickets when they connect.
+func (m *manager) listenPrepare() {
+	if m.s.Prepare == "" || !m.guarded {
+		return
+	}
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	os.Remove(m.s.Prepare)
+	addr, done, err := sockaddr(m.s.Prepare)
+	if err != nil {
+		unix.Close(fd)
+		return
+	}
+	old := unix.Umask(0o177)
+	err = unix.Bind(fd, addr)
+	unix.Umask(old)
+	done()
+	if err == nil {
+		err = unix.Listen(fd, maxPrepared)
+	}
+	var st unix.Stat_t
+	if err == nil {
+		err = unix.Stat(m.s.Prepare, &st)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return
+	}
+	m.pre, m.preIno = fd, st.Ino
+}
+
+// closePrepare removes the prepare socket, unless another manager's
+// took its name since.
+func (m *manager) closePrepare() {
+	if m.pre < 0 {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Stat(m.s.Prepare, &st) == nil && st.Ino == m.preIno {
+		os.Remove(m.s.Prepare)
+	}
+	unix.Close(m.pre)
+	m.pre = -1
+}
+
+// acceptPrepares passes each connection to the prepare socket from a
+// process of this user outside every sandbox to prepares, until the
+// socket is closed.
+func (m *manager) acceptPrepares(prepares chan<- int) {
+	for {
+		conn, _, err := unix.Accept4(m.pre, unix.SOCK_CLOEXEC)
+		if err == unix.EINTR || err == unix.ECONNABORTED {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		if _, ok := m.outside(conn); !ok {
+			unix.Close(conn)
+			continue
+		}
+		prepares <- conn
+	}
+}
+
+// prepare takes the ticket early for a shim connected to the prepare
+// socket (conn), and has unprepared told when that shim closes the
+// connection or prepareTimeout passes.
+func (m *manager) prepare(conn int, running int, unprepared chan<- int) {
+	if len(m.prepared) >= maxPrepared {
+		unix.Close(conn)
+		return
+	}
+	if !m.held && running <= 0 {
+		if m.since.IsZero() {
+			m.since = time.Now()
+		}
+		if m.hold() == nil && m.held {
+			m.heldEarly = true
+		}
+	}
+	m.prepared[conn] = true
+	go func() {
+		fds := []unix.PollFd{{Fd: int32(conn), Events: unix.POLLIN}}
+		deadline := time.Now().Add(prepareTimeout)
+		for {
+			_, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds())+1)
+			if err != unix.EINTR || !time.Now().Before(deadline) {
+				break
+			}
+		}
+		unprepared <- conn
+	}()
+}
+
+// unprepare closes a prepare connection that ended or timed out, and
+// gives back the ticket taken early when no command came for it and no
+// other shim waits with one.
+func (m *manager) unprepare(conn int, running int) {
+	delete(m.prepared, conn)
+	unix.Close(conn)
+	if len(m.prepared) == 0 && m.heldEarly && running <= 0 {
+		m.heldEarly = false
+		m.release()
+	}
+}
