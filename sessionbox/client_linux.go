@@ -315,8 +315,12 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 }
 
 // listings writes to h, for Landlock's key, the entries of the
-// directories on the way to the hidden paths (see socket).
+// directories on the way to the hidden paths (see socket): each
+// directory's by the digest of its listing, kept between commands while
+// the directory is unchanged (listings_linux.go).
 func (o *Options) listings(h io.Writer) {
+	kept := openListings(Dir(o.StateDir))
+	defer kept.save()
 	seen := map[string]bool{}
 	hidden := func(d string) bool {
 		return (o.StateDir != "" && platform.Within(d, o.StateDir)) ||
@@ -326,7 +330,7 @@ func (o *Options) listings(h io.Writer) {
 		for d := filepath.Dir(hp); !seen[d]; d = filepath.Dir(d) {
 			seen[d] = true
 			if !hidden(d) {
-				writeListing(h, d)
+				fmt.Fprintf(h, "%s %s\n", d, kept.digest(d))
 			}
 			if d == "/" || d == "." {
 				break
