@@ -388,29 +388,39 @@ func (m *manager) ready() error {
 
 // listen makes the session's socket, for this user alone.
 func (m *manager) listen() error {
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := listenUnix(m.s.Socket, 128)
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot make the session's socket %s: %v", m.s.Socket, err)
 	}
 	m.lis = fd
-	os.Remove(m.s.Socket)
-	addr, done, err := sockaddr(m.s.Socket)
-	if err != nil {
-		return fmt.Errorf("cannot make the session's socket %s: %v", m.s.Socket, err)
-	}
-	old := unix.Umask(0o177)
-	err = unix.Bind(fd, addr)
-	unix.Umask(old)
-	done()
-	if err != nil {
-		return fmt.Errorf("cannot make the session's socket %s: %v", m.s.Socket, err)
-	}
-	if err := unix.Listen(fd, 128); err != nil {
-		return err
-	}
 	m.listenPrepare()
 	pid := fmt.Sprintf("%d %s\n", os.Getpid(), platform.ProcessStart(os.Getpid()))
 	return os.WriteFile(m.s.Socket+".pid", []byte(pid), 0o600)
+}
+
+// listenUnix listens on a Unix socket made at path, in place of any
+// file there, that only this user can connect to.
+func listenUnix(path string, backlog int) (int, error) {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	os.Remove(path)
+	addr, done, err := sockaddr(path)
+	if err == nil {
+		old := unix.Umask(0o177)
+		err = unix.Bind(fd, addr)
+		unix.Umask(old)
+		done()
+	}
+	if err == nil {
+		err = unix.Listen(fd, backlog)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
 }
 
 // serve hands connections to the keeper until the session ends: the

@@ -124,28 +124,12 @@ func (m *manager) listenPrepare() {
 	if m.s.Prepare == "" || !m.guarded {
 		return
 	}
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := listenUnix(m.s.Prepare, maxPrepared)
 	if err != nil {
 		return
-	}
-	os.Remove(m.s.Prepare)
-	addr, done, err := sockaddr(m.s.Prepare)
-	if err != nil {
-		unix.Close(fd)
-		return
-	}
-	old := unix.Umask(0o177)
-	err = unix.Bind(fd, addr)
-	unix.Umask(old)
-	done()
-	if err == nil {
-		err = unix.Listen(fd, maxPrepared)
 	}
 	var st unix.Stat_t
-	if err == nil {
-		err = unix.Stat(m.s.Prepare, &st)
-	}
-	if err != nil {
+	if err := unix.Stat(m.s.Prepare, &st); err != nil {
 		unix.Close(fd)
 		return
 	}
