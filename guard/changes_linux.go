@@ -46,6 +46,10 @@ type Changes struct {
 	// touched: something in the workspace changed since the last
 	// [Changes.Clear] (or the watch's start).
 	touched bool
+	// fresh are the files made since the last Clear that nothing else
+	// happened to by that name before (see [Changes.transient]): the
+	// workspace differs from the round's only while one is there.
+	fresh map[string]bool
 	// extra are the watches of the directories the walk leaves out,
 	// for the round alone: the directory, relative to the workspace.
 	extra        map[int32]string
@@ -164,11 +168,12 @@ func (c *Changes) read() {
 }
 
 // roundEvent notes one event for the round: any event is a change (the
-// kernel raises none for reading), and a directory made or moved where
-// only the round's watch looks is watched too.
+// kernel raises none for reading), but a file made and removed again
+// ([Changes.transient]); and a directory made or moved where only the
+// round's watch looks is watched too.
 func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
-	c.touched = true
 	if mask&unix.IN_Q_OVERFLOW != 0 {
+		c.touched = true
 		c.pathsLost = true // (the walk's event handling makes the watch partial)
 		return
 	}
@@ -179,12 +184,14 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 		}
 	}
 	if mask&unix.IN_IGNORED != 0 && inExtra {
+		c.touched = true
 		delete(c.extra, wd)
 		delete(c.gitDirs, wd)
 		delete(c.headless, wd)
 		return
 	}
 	if dir == "" || name == "" {
+		c.touched = true
 		return
 	}
 	if c.gitDirs[wd] && strings.EqualFold(name, "HEAD") {
@@ -199,7 +206,13 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 		}
 	}
 	rel := join(dir, name)
-	if !c.pathsLost && !c.paths[rel] {
+	unchanged, gone := c.transient(rel, mask)
+	if !unchanged {
+		c.touched = true
+	}
+	if gone {
+		delete(c.paths, rel) // as it was: the name may come and go again
+	} else if !c.pathsLost && !c.paths[rel] {
 		if len(c.paths) >= maxChangedPaths {
 			c.pathsLost = true
 		} else {
@@ -217,6 +230,42 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 			unix.Close(fd)
 		}
 	}
+}
+
+// maxTransient bounds the files [Changes.transient] follows.
+const maxTransient = 1024
+
+// transient reports whether an event on rel leaves the workspace as it
+// was at the last [Changes.Clear] once rel is gone again (unchanged), and
+// whether rel is gone so (gone: the name is as it was then): rel is a file
+// made since then (IN_CREATE) by a name nothing else happened to before,
+// then written or changed, then removed (IN_DELETE). git makes and
+// removes its index.lock so at every git status with nothing to write;
+// a round for that (and the next command's wait for it) changed nothing.
+// Called before rel is added to the paths seen. Anything else (a
+// directory, a file renamed in or away, one that was there before, one
+// seen before by that name, more than maxTransient, paths not known) is a
+// change.
+func (c *Changes) transient(rel string, mask uint32) (unchanged, gone bool) {
+	switch {
+	case mask&unix.IN_ISDIR != 0:
+	case c.fresh[rel]:
+		switch {
+		case mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == mask:
+			return true, false
+		case mask == unix.IN_DELETE:
+			delete(c.fresh, rel)
+			return true, true
+		}
+		delete(c.fresh, rel)
+	case mask == unix.IN_CREATE && !c.pathsLost && !c.paths[rel] && len(c.fresh) < maxTransient:
+		if c.fresh == nil {
+			c.fresh = map[string]bool{}
+		}
+		c.fresh[rel] = true
+		return true, false
+	}
+	return false, false
 }
 
 // watchTree watches, for the round, the directory name in dirfd (rel
@@ -354,7 +403,7 @@ func (c *Changes) Dirty() bool {
 		return true
 	}
 	c.read()
-	return c.touched || c.w.partial || c.extraPartial
+	return c.touched || len(c.fresh) > 0 || c.w.partial || c.extraPartial
 }
 
 // Ready waits for the watch's first walk and reports whether it is
@@ -379,7 +428,7 @@ func (c *Changes) Clear() {
 	c.ev.Lock()
 	defer c.ev.Unlock()
 	c.read()
-	c.touched, c.paths, c.pathsLost = false, nil, false
+	c.touched, c.fresh, c.paths, c.pathsLost = false, nil, nil, false
 }
 
 // Taint makes [Changes.Dirty] true until the next Clear: a round that
