@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -255,22 +256,69 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 }
 
 // KeptChanged reports whether a file or link ws's index holds (what the
-// last round kept) is not as that round found it: its stat differs, it
-// is gone, or the round found it changing (racy). A session's manager
-// asks it before it leaves a round out: a write inotify does not see (a
-// shared mapping, a hard link named outside the workspace) still shows
-// in the file's times.
+// last round kept) is not as that round found it: its stat differs, or it
+// is gone. One the round found changing (racy: its times may hide a
+// second change within the same tick) is read again: it is as found when
+// it holds the very content kept (its type, permissions, size and
+// SHA-256, or a link's target), up to maxRecheck bytes in all; past
+// that, it counts as changed. A session's manager asks it before it
+// leaves a round out: a write inotify does not see (a shared mapping, a
+// hard link named outside the workspace) still shows in the file's
+// times. (Without the read, a command that wrote a file had the next
+// command's end start a round of its own for that file alone, and the
+// command after that wait for it.)
 func (s *Store) KeptChanged(ws string) bool {
+	budget := int64(maxRecheck)
 	for _, e := range s.Index(ws).Entries {
 		if e.Type != TypeFile && e.Type != TypeSymlink {
 			continue
 		}
 		fi, err := os.Lstat(e.Path)
-		if err != nil || e.Stat == "racy" || statKey(fi) != e.Stat {
+		switch {
+		case err != nil:
+			return true
+		case e.Stat == "racy":
+			if budget -= fi.Size(); budget < 0 || !asKept(e, fi) {
+				return true
+			}
+		case statKey(fi) != e.Stat:
 			return true
 		}
 	}
 	return false
+}
+
+// maxRecheck bounds the bytes [Store.KeptChanged] reads again.
+const maxRecheck = 4 << 20
+
+// asKept reports whether the file or link at e.Path, whose Lstat is fi,
+// holds what e kept: the same type and permissions, and the same
+// content (read now, through a descriptor that is the file fi names) or
+// target.
+func asKept(e Entry, fi fs.FileInfo) bool {
+	if uint32(fi.Mode().Perm()) != e.Mode {
+		return false
+	}
+	switch {
+	case e.Type == TypeSymlink && fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(e.Path)
+		return err == nil && target == e.Target
+	case e.Type != TypeFile || !fi.Mode().IsRegular() || fi.Size() != e.Size || len(e.Object) != 64:
+		return false
+	}
+	f, err := openFile(e.Path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !os.SameFile(now, fi) {
+		return false
+	}
+	h := sha256.New()
+	if n, err := io.Copy(h, io.LimitReader(f, e.Size+1)); err != nil || n != e.Size {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == e.Object
 }
 
 // ChangedSince reports whether fi's inode changed at or after t: a
