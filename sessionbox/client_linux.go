@@ -249,8 +249,8 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	}
 	o.id, o.parts = id, keyParts(o.Backend.Name(), &p, agent)
 	o.brokerKey = brokerKey(secret, id)
-	if pid, pagent, ok := sessionID(o.Session, a); ok && o.Workspace != "" {
-		o.prepare = preparePath(dir, secret, pid, pagent, o.Workspace)
+	if sid, sagent, ok := sessionID(o.Session, a); ok && o.Workspace != "" {
+		o.prepare = preparePath(dir, secret, sid, sagent, o.Workspace)
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy, agent)
