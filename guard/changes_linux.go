@@ -49,7 +49,7 @@ type Changes struct {
 	// fresh are the files made since the last Clear that nothing else
 	// happened to by that name before (see [Changes.transient]): the
 	// workspace differs from the round's only while one is there.
-	fresh map[string]bool
+	fresh map[freshName]bool
 	// extra are the watches of the directories the walk leaves out,
 	// for the round alone: the directory, relative to the workspace.
 	extra        map[int32]string
@@ -206,7 +206,7 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 		}
 	}
 	rel := join(dir, name)
-	unchanged, gone := c.transient(rel, mask)
+	unchanged, gone := c.transient(freshName{wd, name}, rel, mask)
 	if !unchanged {
 		c.touched = true
 	}
@@ -232,6 +232,14 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 	}
 }
 
+// A freshName is a name in the directory a watch is of: a directory
+// moved where no walk follows it keeps its watch and its old relative
+// name, which one made again by that name shares.
+type freshName struct {
+	wd   int32
+	name string
+}
+
 // maxTransient bounds the files [Changes.transient] follows.
 const maxTransient = 1024
 
@@ -246,23 +254,23 @@ const maxTransient = 1024
 // directory, a file renamed in or away, one that was there before, one
 // seen before by that name, more than maxTransient, paths not known) is a
 // change.
-func (c *Changes) transient(rel string, mask uint32) (unchanged, gone bool) {
+func (c *Changes) transient(f freshName, rel string, mask uint32) (unchanged, gone bool) {
 	switch {
 	case mask&unix.IN_ISDIR != 0:
-	case c.fresh[rel]:
+	case c.fresh[f]:
 		switch {
 		case mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == mask:
 			return true, false
 		case mask == unix.IN_DELETE:
-			delete(c.fresh, rel)
+			delete(c.fresh, f)
 			return true, true
 		}
-		delete(c.fresh, rel)
+		delete(c.fresh, f)
 	case mask == unix.IN_CREATE && !c.pathsLost && !c.paths[rel] && len(c.fresh) < maxTransient:
 		if c.fresh == nil {
-			c.fresh = map[string]bool{}
+			c.fresh = map[freshName]bool{}
 		}
-		c.fresh[rel] = true
+		c.fresh[f] = true
 		return true, false
 	}
 	return false, false
