@@ -21,6 +21,7 @@ import (
 	"github.com/cordonsh/cordon/internal/wire"
 	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // A spec is what the shim tells the manager it starts, as one line (package wire)
@@ -87,6 +88,9 @@ type manager struct {
 	preIno    uint64
 	prepared  map[int]bool
 	heldEarly bool
+	// rechecked are the files kept while changing that were read again
+	// and found as kept (see [snapshot.Store.KeptChanged]).
+	rechecked snapshot.Rechecked
 }
 
 // A shimConn is a shim's connection, checked, with what it said first.

@@ -307,7 +307,10 @@ func (m *manager) roundDue() bool {
 	if _, marked := guard.BelowSince(m.s.StateDir, m.s.Policy.Workspace); marked {
 		return true
 	}
-	return snapshot.Open(m.s.StateDir, snapshot.Budgets{}).KeptChanged(m.s.Policy.Workspace)
+	if m.rechecked == nil {
+		m.rechecked = snapshot.Rechecked{}
+	}
+	return snapshot.Open(m.s.StateDir, snapshot.Budgets{}).KeptChanged(m.s.Policy.Workspace, m.rechecked)
 }
 
 // startSaver starts the saver for command c (with clock, the pre-round

@@ -267,7 +267,13 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 // times. (Without the read, a command that wrote a file had the next
 // command's end start a round of its own for that file alone, and the
 // command after that wait for it.)
-func (s *Store) KeptChanged(ws string) bool {
+//
+// seen, when not nil, is the caller's memory between calls (a session's
+// manager): a file read again and found as kept, whose times were then
+// older than a tick, is remembered by its stat and the content kept, and
+// at the next call only its stat is compared (a change since would have
+// later times).
+func (s *Store) KeptChanged(ws string, seen Rechecked) bool {
 	budget := int64(maxRecheck)
 	for _, e := range s.Index(ws).Entries {
 		if e.Type != TypeFile && e.Type != TypeSymlink {
@@ -278,8 +284,19 @@ func (s *Store) KeptChanged(ws string) bool {
 		case err != nil:
 			return true
 		case e.Stat == "racy":
+			key := e.Object + " " + e.Target + " " + statKey(fi)
+			if seen != nil && seen[e.Path] == key {
+				continue
+			}
+			start := time.Now()
 			if budget -= fi.Size(); budget < 0 || !asKept(e, fi) {
 				return true
+			}
+			if seen != nil && !racy(fi, start) {
+				if len(seen) >= MaxKept {
+					clear(seen)
+				}
+				seen[e.Path] = key
 			}
 		case statKey(fi) != e.Stat:
 			return true
@@ -287,6 +304,9 @@ func (s *Store) KeptChanged(ws string) bool {
 	}
 	return false
 }
+
+// Rechecked is what [Store.KeptChanged] remembers between calls.
+type Rechecked map[string]string
 
 // maxRecheck bounds the bytes [Store.KeptChanged] reads again.
 const maxRecheck = 4 << 20

@@ -34,7 +34,7 @@ func TestKeptChangedRacy(t *testing.T) {
 	}
 	s := keep()
 	for i := range 3 {
-		if s.KeptChanged(ws) {
+		if s.KeptChanged(ws, nil) {
 			t.Fatalf("check %d: files kept while changing and left alone count as changed", i)
 		}
 	}
@@ -57,12 +57,49 @@ func TestKeptChangedRacy(t *testing.T) {
 	}
 	for _, c := range changes {
 		s := keep()
-		if s.KeptChanged(ws) {
+		if s.KeptChanged(ws, nil) {
 			t.Fatalf("%s: changed before the change", c.what)
 		}
 		c.do()
-		if !s.KeptChanged(ws) {
+		if !s.KeptChanged(ws, nil) {
 			t.Errorf("%s: not seen", c.what)
 		}
+	}
+}
+
+// TestKeptChangedRemembered: a file kept while changing and read again
+// is remembered by its stat only once its times are older than a tick
+// (not while they could still hide a change); remembered, a change of it
+// is still seen (its times move on), and so is a new round's content.
+func TestKeptChangedRemembered(t *testing.T) {
+	ws := t.TempDir()
+	file := filepath.Join(ws, "out.txt")
+	s := Open(t.TempDir(), Budgets{})
+	os.WriteFile(file, []byte("one\n"), 0o644)
+	if err := s.Refresh(ws, []string{file}, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if e := s.Index(ws).Entries; len(e) != 1 || e[0].Stat != "racy" {
+		t.Fatalf("the file was not kept as changing: %+v", e)
+	}
+	seen := Rechecked{}
+	if s.KeptChanged(ws, seen) {
+		t.Fatal("a file kept while changing and left alone counts as changed")
+	}
+	if len(seen) != 0 {
+		t.Fatalf("remembered while its times could still hide a change: %v", seen)
+	}
+	time.Sleep(3 * tick)
+	for range 2 {
+		if s.KeptChanged(ws, seen) {
+			t.Fatal("a file kept while changing and left alone counts as changed")
+		}
+	}
+	if len(seen) != 1 {
+		t.Fatalf("not remembered once its times were old enough: %v", seen)
+	}
+	os.WriteFile(file, []byte("two\n"), 0o644)
+	if !s.KeptChanged(ws, seen) {
+		t.Error("a remembered file written since (same size) is not seen")
 	}
 }
