@@ -311,6 +311,41 @@ func codexWrapper(snap, bin, cmd string) string {
 	return sb.String()
 }
 
+// codexFullWrapper is the wrapper of scripts/bench.sh: Codex's own
+// around cmd with every variable Codex keeps across its snapshot (its
+// seven and the 48 of a network proxy), as it sends it with each
+// command: 15 kB of the wrapper's own before the snapshot's.
+func codexFullWrapper(snap, bin, cmd string) string {
+	var before, after strings.Builder
+	keep := func(prefix string, i int, name string) {
+		fmt.Fprintf(&before, "__CODEX_SNAPSHOT_%sOVERRIDE_SET_%d=\"${%s+x}\"\n__CODEX_SNAPSHOT_%sOVERRIDE_%d=\"${%s-}\"\n", prefix, i, name, prefix, i, name)
+		fmt.Fprintf(&after, "if [ -n \"${__CODEX_SNAPSHOT_%sOVERRIDE_SET_%d}\" ]; then export %s=\"${__CODEX_SNAPSHOT_%sOVERRIDE_%d}\"; else unset %s; fi\n", prefix, i, name, prefix, i, name)
+	}
+	for i, n := range strings.Fields("CODEX_THREAD_ID CODEX_SANDBOX CODEX_SANDBOX_NETWORK_DISABLED CODEX_MANAGED_BY_NPM CODEX_CI CODEX_HOME CODEX_PERMISSION_PROFILE") {
+		keep("", i, n)
+	}
+	after.WriteString("if [ -n \"$__CODEX_SNAPSHOT_PROXY_ENV_SET\" ] || [ -n \"${CODEX_NETWORK_PROXY_ACTIVE+x}\" ]; then\n")
+	for i, n := range strings.Fields(`ALL_PROXY BUNDLE_HTTPS_PROXY BUNDLE_HTTP_PROXY BUNDLE_NO_PROXY BUNDLE_SSL_CA_CERT CURL_CA_BUNDLE
+		DOCKER_HTTPS_PROXY DOCKER_HTTP_PROXY ELECTRON_GET_USE_PROXY FTP_PROXY GIT_SSL_CAINFO GLOBAL_AGENT_HTTPS_PROXY
+		GLOBAL_AGENT_HTTP_PROXY GLOBAL_AGENT_NO_PROXY HTTPS_PROXY HTTP_PROXY NODE_EXTRA_CA_CERTS NODE_USE_ENV_PROXY
+		NO_PROXY NPM_CONFIG_CAFILE NPM_CONFIG_HTTPS_PROXY NPM_CONFIG_HTTP_PROXY NPM_CONFIG_NOPROXY NPM_CONFIG_PROXY
+		PIP_CERT PIP_PROXY REQUESTS_CA_BUNDLE SSL_CERT_DIR SSL_CERT_FILE WSS_PROXY WS_PROXY YARN_HTTPS_PROXY
+		YARN_HTTP_PROXY YARN_NO_PROXY all_proxy ftp_proxy http_proxy https_proxy no_proxy npm_config_cafile
+		npm_config_https_proxy npm_config_http_proxy npm_config_noproxy npm_config_proxy pip_proxy ws_proxy wss_proxy
+		yarn_https_proxy yarn_http_proxy`) {
+		keep("PROXY_", i, n)
+	}
+	after.WriteString("fi\n")
+	return before.String() + "__CODEX_SNAPSHOT_PROXY_ENV_SET=\"${CODEX_NETWORK_PROXY_ACTIVE+x}\"\n\n" +
+		fmt.Sprintf("if . '%s' >/dev/null 2>&1; then :; fi\n\n", snap) + after.String() +
+		fmt.Sprintf("if [ -n \"${PATH:-}\" ]; then export PATH='%s':\"$PATH\"; else export PATH='%s'; fi\n\nexec '/bin/bash' -c '%s'", bin, bin, strings.ReplaceAll(cmd, "'", `'\''`))
+}
+
+// claudeWrapper is Claude Code's wrapper around cmd (scripts/bench.sh's).
+func claudeWrapper(snap, cmd string) string {
+	return "source " + snap + " 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval '" + strings.ReplaceAll(cmd, "'", `'\''`) + "' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd"
+}
+
 // snapshotDirs is [benchDirs] with the project's Codex snapshot
 // (testdata/shell-snapshots/codex-bash.sh) where Codex keeps it; it
 // returns the snapshot's path too.
@@ -374,6 +409,16 @@ func BenchmarkSourcedSnapshot(b *testing.B) {
 		dir, env, snap := setup(b)
 		benchJudgeVerdict(b, []string{"bash", "-lc", codexWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")}, dir, env, rules.Allow)
 	})
+	// Whole wrappers as agents send them (scripts/bench.sh's rows), the
+	// outline kept.
+	b.Run("codex", func(b *testing.B) {
+		dir, env, snap := setup(b)
+		benchJudgeVerdict(b, []string{"bash", "-lc", codexFullWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")}, dir, env, rules.Allow)
+	})
+	b.Run("claude", func(b *testing.B) {
+		dir, env, snap := setup(b)
+		benchJudgeVerdict(b, []string{"bash", "-c", claudeWrapper(snap, "echo hi")}, dir, env, rules.Allow)
+	})
 }
 
 // BenchmarkSourcedSnapshotShim is what a one-shot shim does before it
@@ -409,9 +454,11 @@ func BenchmarkSourcedSnapshotShim(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				ctx.Decide(Request{Shell: "bash", Mode: "command", Text: invocation.QuoteArgv(argv), Inv: inv})
-				if _, err := ctx.Confine(opts); err != nil {
-					b.Skip(err)
+				// As the shim: the confinement made for an allowed
+				// command, from within the decision.
+				ctx.Prepare = func() (*Confinement, error) { return ctx.Confine(opts) }
+				if d := ctx.Decide(Request{Shell: "bash", Mode: "command", Text: invocation.QuoteArgv(argv), Inv: inv}); d.Verdict != decision.Allow || d.Error != "" {
+					b.Skip(d.Verdict, d.Error)
 				}
 			}
 		})

@@ -57,10 +57,11 @@ func (ctx *Context) outlines() parse.Outlines {
 }
 
 // usable reports, once, whether no command the sandbox confines can
-// write the state directory.
+// write the state directory ([Context.runRoots]: in the shim, from the
+// policy it makes next anyway).
 func (s *outlineStore) usable() bool {
 	s.once.Do(func() {
-		roots, err := s.ctx.WritableRoots()
+		roots, err := s.ctx.runRoots()
 		s.ok = err == nil && !Within(filepath.Dir(s.dir), roots)
 	})
 	return s.ok

@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
@@ -142,5 +144,72 @@ func TestOutlineStateWritable(t *testing.T) {
 	judgeArgv(t, []string{"bash", "-lc", codexWrapper(snap, "/h/bin", "echo hi")}, dir, env)
 	if n := outlineCount(state); n != 0 {
 		t.Errorf("%d outlines kept in a state directory commands can write", n)
+	}
+}
+
+// TestSourcedSnapshotRoots: the writable roots a later judgement of a
+// sourced snapshot needs (is the snapshot installed software? can
+// commands write the outlines' store?) are resolved once. Judged alone
+// (cordon check), the snapshot, in a directory sandboxed commands can
+// write, is answered by them without the walk up the processes for the
+// agent's start; in the shim (Prepare set) they come from the policy it
+// makes to confine the command, not from a resolution of their own
+// first: for the wrappers, a large script run by bash, and one named by
+// BASH_ENV, which no installed-software check comes before. The verdicts and reasons are
+// those of a judgement that makes everything afresh.
+func TestSourcedSnapshotRoots(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("outlines are kept on Linux")
+	}
+	dir, env, snap, state := outlineEnv(t)
+	data, err := os.ReadFile("../testdata/shell-snapshots/codex-bash.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{snap, filepath.Join(dir, "snapshot.sh")} {
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, argv := range [][]string{
+		{"bash", "-lc", codexFullWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")},
+		{"bash", "-c", claudeWrapper(snap, "git status")},
+		{"bash", "-c", "bash snapshot.sh"},
+		{"bash", "-c", "BASH_ENV=snapshot.sh ./run"},
+	} {
+		fresh := judgeArgv(t, argv, dir, env) // keeps the outline
+		if outlineCount(state) == 0 {
+			t.Fatalf("%.40q: no outline kept", argv[2])
+		}
+		for _, prepare := range []bool{false, true} {
+			inv, err := invocation.Decode(argv, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, err := NewContext(dir, env, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prepare {
+				ctx.Prepare = func() (*Confinement, error) { return nil, os.ErrInvalid }
+			}
+			// The agent started before the snapshot was written, as
+			// Codex writes it at its start.
+			asked := 0
+			ctx.AgentSince = func() time.Time { asked++; return time.Now().Add(-time.Hour) }
+			d := ctx.Decide(Request{Shell: "bash", Mode: inv.Mode.String(), Text: invocation.QuoteArgv(argv), Inv: inv, Query: true})
+			if d.Error != "" {
+				t.Fatalf("%.40q: %s", argv[2], d.Error)
+			}
+			if j := d.Judgement; j.Verdict != fresh.Verdict || !reflect.DeepEqual(j.Reasons, fresh.Reasons) {
+				t.Errorf("%.40q (prepare %v): %s %v; judged afresh: %s %v", argv[2], prepare, j.Verdict, j.Reasons, fresh.Verdict, fresh.Reasons)
+			}
+			if !prepare && asked != 0 {
+				t.Errorf("%.40q judged alone: the agent's start asked for %d times, for a snapshot in the writable roots", argv[2], asked)
+			}
+			if prepare && (ctx.roots != nil || ctx.policy == nil) {
+				t.Errorf("%.40q in the shim: the writable roots resolved apart from the policy (%v), the policy made: %v", argv[2], ctx.roots != nil, ctx.policy != nil)
+			}
+		}
 	}
 }

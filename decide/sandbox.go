@@ -369,25 +369,30 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 // ([platform.Installed] with the policy's writable roots),
 // run like a program rather than judged by its content. With the sandbox
 // off in the settings every file the user can write could be the
-// agent's: none is. The whole policy is made (not only its writable
-// part), only for a file that could be installed software, when the
-// command is to run (Prepare is set: the shim needs the policy next
-// anyway); a judgement alone (cordon check, explain) resolves the
-// writable part only, which is the same roots for a fraction of the cost.
+// agent's: none is. The roots are [Context.runRoots].
 func (ctx *Context) installed(path string) bool {
 	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone {
 		return false
 	}
-	return platform.Installed(path, ctx.agentSince, func() ([]string, error) {
-		if ctx.Prepare == nil {
-			return ctx.WritableRoots()
-		}
-		p, err := ctx.Policy()
-		if err != nil {
-			return nil, err
-		}
-		return p.WritableRoots(), nil
-	})
+	return platform.Installed(path, ctx.agentSince, ctx.runRoots)
+}
+
+// runRoots are the writable roots as the judge asks for them (a script
+// file's installed-software check, the outlines' store): the whole
+// policy's when the command is to run (Prepare is set: the shim needs
+// the policy next anyway, and resolving the writable part alone first
+// would resolve it twice); for a judgement alone (cordon check,
+// explain) the writable part only, which is the same roots for a
+// fraction of the cost.
+func (ctx *Context) runRoots() ([]string, error) {
+	if ctx.Prepare == nil {
+		return ctx.WritableRoots()
+	}
+	p, err := ctx.Policy()
+	if err != nil {
+		return nil, err
+	}
+	return p.WritableRoots(), nil
 }
 
 // agentSince is the time from which this user's files may be the

@@ -102,12 +102,24 @@ func (e *env) Get(name string) expand.Variable {
 	case name == "@" || name == "*":
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: e.params}
 	}
-	if n, err := strconv.Atoi(name); err == nil && n > 0 {
+	if n, ok := positional(name); ok && n > 0 {
 		if n <= len(e.params) {
 			return str(e.params[n-1])
 		}
 	}
 	return expand.Variable{}
+}
+
+// positional is [strconv.Atoi] of a name that can be a number: a name
+// that starts with neither a digit nor a sign is none, and is not handed
+// to Atoi, whose error for it (an allocation, with a copy of the name)
+// every unset variable looked up cost.
+func positional(name string) (int, bool) {
+	if name == "" || (name[0] < '0' || name[0] > '9') && name[0] != '+' && name[0] != '-' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(name)
+	return n, err == nil
 }
 
 // Each implements [expand.Environ].

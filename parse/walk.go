@@ -43,6 +43,8 @@ type walker struct {
 	made     map[string]bool // base names of files the script wrote, copied or linked
 
 	lazy map[*syntax.Stmt]*lazyBody // the bodies left out of skeletons (see outline.go), by the stand-in body
+
+	expanders []*expander // expansion settings given back, for the next word ([walker.takeExpander])
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -852,29 +854,80 @@ func (w *walker) abort(st *state, pos syntax.Pos, err error) {
 // config returns the expansion settings for st. Command substitutions
 // are walked as commands and stand for their known output, or Unknown.
 func (w *walker) config(st *state) *expand.Config {
+	x := w.newExpander()
+	x.set(st)
+	return &x.cfg
+}
+
+// An expander is the expansion settings for one state ([walker.config])
+// with what its callbacks need. The words a script expands one at a time
+// take one from the walker and give it back when their expansion is
+// done ([walker.takeExpander]): each made a new expand.Config, and the
+// functions in it, before. One is never shared by two expansions under
+// way (a command substitution's words, expanded inside another word's
+// expansion, take another), and every setting is set anew from the
+// state when one is taken; what expand.Config keeps of its own between
+// calls is scratch space it resets at each use.
+type expander struct {
+	cfg expand.Config
+	w   *walker
+	st  *state
+}
+
+func (w *walker) newExpander() *expander {
+	x := &expander{w: w}
+	x.cfg.ReadDir2 = w.readDir
+	x.cfg.CmdSubst = x.cmdSubst
+	x.cfg.ProcSubst = x.procSubst
+	return x
+}
+
+// set makes x the settings for st.
+func (x *expander) set(st *state) {
 	st.env.setPWD(st.dir)
-	return &expand.Config{
-		Env:        st.env,
-		NoUnset:    st.nounset,
-		ReadDir2:   w.readDir,
-		ExtGlob:    st.dialect != POSIX,
-		GlobStar:   st.globs.globstar,
-		DotGlob:    st.globs.dotglob,
-		NullGlob:   st.globs.nullglob,
-		NoCaseGlob: st.globs.nocaseglob,
-		CmdSubst: func(wr io.Writer, cs *syntax.CmdSubst) error {
-			sub := st.subshell().nested("$(...)", false)
-			out := w.stmts(sub, cs.Stmts)
-			io.WriteString(wr, w.output(out))
-			return nil
-		},
-		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
-			out := w.stmts(st.subshell().nested("<(...)", false), ps.Stmts)
-			path := fmt.Sprintf("/dev/fd/%d", 63+len(w.files))
-			w.files[path] = w.rawOutput(out)
-			return path, nil
-		},
+	x.st = st
+	x.cfg.Env = st.env
+	x.cfg.NoUnset = st.nounset
+	x.cfg.ExtGlob = st.dialect != POSIX
+	x.cfg.GlobStar = st.globs.globstar
+	x.cfg.DotGlob = st.globs.dotglob
+	x.cfg.NullGlob = st.globs.nullglob
+	x.cfg.NoCaseGlob = st.globs.nocaseglob
+}
+
+func (x *expander) cmdSubst(wr io.Writer, cs *syntax.CmdSubst) error {
+	w := x.w
+	sub := x.st.subshell().nested("$(...)", false)
+	out := w.stmts(sub, cs.Stmts)
+	io.WriteString(wr, w.output(out))
+	return nil
+}
+
+func (x *expander) procSubst(ps *syntax.ProcSubst) (string, error) {
+	w := x.w
+	out := w.stmts(x.st.subshell().nested("<(...)", false), ps.Stmts)
+	path := fmt.Sprintf("/dev/fd/%d", 63+len(w.files))
+	w.files[path] = w.rawOutput(out)
+	return path, nil
+}
+
+// takeExpander returns the expansion settings for st, for expansions
+// done before [walker.giveExpander] gives them back.
+func (w *walker) takeExpander(st *state) *expander {
+	var x *expander
+	if n := len(w.expanders); n > 0 {
+		x, w.expanders = w.expanders[n-1], w.expanders[:n-1]
+	} else {
+		x = w.newExpander()
 	}
+	x.set(st)
+	return x
+}
+
+// giveExpander keeps x for the next expansion.
+func (w *walker) giveExpander(x *expander) {
+	x.st, x.cfg.Env = nil, nil
+	w.expanders = append(w.expanders, x)
 }
 
 // globOpts are the shell options that change globbing.
@@ -931,7 +984,9 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 			continue
 		}
 		if cfg == nil {
-			cfg = w.config(st)
+			x := w.takeExpander(st)
+			defer w.giveExpander(x)
+			cfg = &x.cfg
 		}
 		vars := wordVars(word, st.env)
 		computed := isComputed(word)
@@ -1224,7 +1279,9 @@ func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
 		return Word{Text: Unknown, Vars: wordVars(word, st.env)}, nil
 	}
 	var s string
-	err := noPanic(func() (err error) { s, err = expand.Literal(w.config(st), word); return err })
+	x := w.takeExpander(st)
+	err := noPanic(func() (err error) { s, err = expand.Literal(&x.cfg, word); return err })
+	w.giveExpander(x)
 	if !w.expanded(word.Pos(), 1, len(s)) {
 		s = Unknown
 	}

@@ -11,12 +11,16 @@ import (
 // software: code that neither a sandboxed command nor the agent's own
 // file tools can have written, and so not the agent's. It is a regular
 // file owned by root or by this user that neither its group nor others
-// may write; one of this user's last changed before since() (the agent's
-// start, [AgentSince]: its file tools write as this user, outside
-// cordon, anywhere this user may); it lies
-// outside every directory of writable (the real paths the sandbox lets
-// commands write; asked for only when the file passes the rest), and so
-// does every link on the way to it. A path with ".." is not (the shell
+// may write; it lies outside every directory of writable (the real
+// paths the sandbox lets commands write; asked for only when the file
+// passes the look above), and so does every link on the way to it; and
+// one of this user's last changed before since() (the agent's start,
+// [AgentSince]: its file tools write as this user, outside cordon,
+// anywhere this user may). The writable roots are asked before since: a
+// file in them (an agent's shell snapshot, a workspace's script) is
+// answered without the walk up the processes that since may take, and
+// the judge needs the roots for such a file anyway (the outlines'
+// store); the answer is the same conjunction in either order. A path with ".." is not (the shell
 // resolves it after the links, not before), nor is anything under /proc
 // or /dev, which the sandbox makes itself, nor anything where file
 // systems ignore case (the roots are compared as written). A directory
@@ -27,7 +31,7 @@ func Installed(path string, since func() time.Time, writable func() ([]string, e
 		return false
 	}
 	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !trustedOwner(fi) || changedSince(fi, since) {
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !trustedOwner(fi) {
 		return false
 	}
 	roots, err := writable()
@@ -41,7 +45,7 @@ func Installed(path string, since func() time.Time, writable func() ([]string, e
 	if again, err := os.Stat(real); err != nil || !os.SameFile(fi, again) {
 		return false // changed meanwhile
 	}
-	return !belowByIdentity(real, roots)
+	return !changedSince(fi, since) && !belowByIdentity(real, roots)
 }
 
 // belowByIdentity reports whether a directory above p is one of roots

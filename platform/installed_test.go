@@ -187,3 +187,43 @@ func TestInstalledSinceAgent(t *testing.T) {
 		t.Errorf("root's %s with the agent's start unknown, as uid %d: installed %v, want %v", sh, os.Getuid(), got, want)
 	}
 }
+
+// TestInstalledRootsBeforeSince: a file inside the writable roots (an
+// agent's shell snapshot) is answered without asking for the agent's
+// start, whose walk up the processes a judgement alone (cordon check)
+// would otherwise pay for every sourced snapshot; one outside still asks,
+// and is installed only if it was last changed before.
+func TestInstalledRootsBeforeSince(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, opt := filepath.Join(base, "ws"), filepath.Join(base, "opt")
+	for _, d := range []string{ws, opt} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inWS, outside := filepath.Join(ws, "snapshot.sh"), filepath.Join(opt, "tool")
+	for _, p := range []string{inWS, outside} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho hi\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, 0o644)
+	}
+	asked := 0
+	since := func(t time.Time) func() time.Time {
+		return func() time.Time { asked++; return t }
+	}
+	roots := fixed([]string{ws})
+	if Installed(inWS, since(time.Now().Add(time.Hour)), roots) || asked != 0 {
+		t.Errorf("a file in the writable roots: the agent's start asked %d times (want none, and not installed)", asked)
+	}
+	asked = 0
+	if !Installed(outside, since(time.Now().Add(time.Hour)), roots) || asked != 1 {
+		t.Errorf("a file outside, older than the agent: asked %d times (want once, and installed)", asked)
+	}
+	if Installed(outside, since(time.Now().Add(-time.Hour)), roots) {
+		t.Errorf("a file outside, changed since the agent started, is taken for installed software")
+	}
+}
