@@ -4,6 +4,8 @@ package battery
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +40,7 @@ func heldTickets(state string) int {
 // no command of the session ran when it was made. Taking the ticket
 // before the judge must not turn that moment into one "while a command
 // runs": with the reviewer's deny no command runs at all, and with its
-// allow the command starts only after the edit.
+// allow the command starts a second after the edit.
 func TestSessionEarlyTicketPersonWhileJudged(t *testing.T) {
 	for _, verdict := range []string{"deny", "allow"} {
 		t.Run(verdict, func(t *testing.T) {
@@ -51,6 +53,7 @@ func TestSessionEarlyTicketPersonWhileJudged(t *testing.T) {
 				reviewer := filepath.Join(bin, "reviewer")
 				mustWrite(t, reviewer, "#!/bin/sh\ncat >/dev/null\ntouch "+marks+"/asked\n"+
 					"i=0; while [ ! -e "+marks+"/edited ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\n"+
+					"sleep 1\n"+
 					`echo '{"verdict": "`+verdict+`", "reason": "test"}'`+"\n", 0o755)
 				conf, err := os.OpenFile(filepath.Join(r.home, ".config", "cordon", "config.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
@@ -128,4 +131,60 @@ func TestSessionEarlyTicketPersonWhileJudged(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestSessionEarlyTicketPersonWhilePrepared: a shim that prepared and
+// ends with no command (refused) leaves a person's edit made meanwhile
+// as it is: the ticket it took early held nothing that ran.
+func TestSessionEarlyTicketPersonWhilePrepared(t *testing.T) {
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		r.inSession(true)
+		state := filepath.Join(r.home, ".local", "state", "cordon")
+		pres, _ := filepath.Glob(filepath.Join(state, "sessions", "*.pre"))
+		if len(pres) != 1 {
+			t.Fatalf("want the session's one prepare socket, got %q", pres)
+		}
+		dir, err := os.Open(filepath.Dir(pres[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dir.Close()
+		pre := fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(pres[0]))
+		envrc := filepath.Join(r.ws, ".envrc")
+		// Until the edit was made while the ticket was held (a loaded
+		// machine may see it given back first).
+		for try := 0; ; try++ {
+			for start := time.Now(); heldTickets(state) != 0; time.Sleep(10 * time.Millisecond) {
+				if time.Since(start) > 5*time.Second {
+					t.Fatal("a ticket is held between commands")
+				}
+			}
+			c, err := net.Dial("unix", pre)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for start := time.Now(); heldTickets(state) != 1 && time.Since(start) < 2*time.Second; {
+				time.Sleep(2 * time.Millisecond)
+			}
+			content := fmt.Sprintf("export A=person%d\n", try)
+			os.WriteFile(envrc, []byte(content), 0o644)
+			during := heldTickets(state) == 1
+			c.Close()
+			for start := time.Now(); heldTickets(state) != 0; time.Sleep(10 * time.Millisecond) {
+				if time.Since(start) > 5*time.Second {
+					t.Fatal("the ticket was not given back")
+				}
+			}
+			if data, err := os.ReadFile(envrc); err != nil || string(data) != content {
+				t.Fatalf("the person's .envrc, made while a shim had prepared (held then: %v), was put back: %q, %v", during, data, err)
+			}
+			if during {
+				break
+			}
+			if try == 20 {
+				t.Skip("never wrote while the ticket was held")
+			}
+		}
+	})
 }

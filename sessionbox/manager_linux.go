@@ -82,11 +82,12 @@ type manager struct {
 	// The ticket taken early (prepare_linux.go): the prepare socket, or
 	// -1, and its inode (to remove only its own); the shims connected
 	// to it; whether the ticket was taken for one of them and no command
-	// came since.
+	// came since, and when.
 	pre       int
 	preIno    uint64
 	prepared  map[int]bool
 	heldEarly bool
+	earlyAt   time.Time
 }
 
 // A shimConn is a shim's connection, checked, with what it said first.
@@ -535,7 +536,12 @@ func (m *manager) serve() {
 		case c := <-conns:
 			// The guard's ticket first (taken already when its shim
 			// prepared it): the command starts once the keeper has the
-			// connection.
+			// connection. One taken early longer ago than a shim judges
+			// a command is given back first: its trusted state would
+			// take a person's edit since for the command's.
+			if m.heldEarly && time.Since(m.earlyAt) > prepareTimeout {
+				m.dropEarly()
+			}
 			m.heldEarly = false
 			// The command reconciles before it starts: the watch stops.
 			m.stopBetween()
