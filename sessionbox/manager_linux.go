@@ -419,7 +419,8 @@ func (m *manager) listen() error {
 // SIGTERM (cordon sandbox --stop).
 func (m *manager) serve() {
 	end := make(chan struct{}, 8)
-	activity := make(chan int, 64) // +1 a command started, -SEQ the SEQ-th ended
+	activity := make(chan int, 64)  // +1 a command started, -SEQ the SEQ-th ended
+	unstarted := make(chan int, 64) // SEQ: the SEQ-th never started
 	conns := make(chan shimConn)
 	notStarted := make(chan struct{}, 1)
 	prepares, unprepared := make(chan int), make(chan int)
@@ -476,6 +477,15 @@ func (m *manager) serve() {
 					return
 				}
 				activity <- -seq
+				continue
+			}
+			if buf[0] == 'x' { // "xSEQ": the keeper could not start it
+				seq, err := strconv.Atoi(string(buf[1:n]))
+				if err != nil || seq <= 0 {
+					end <- struct{}{}
+					return
+				}
+				unstarted <- seq
 				continue
 			}
 			for _, c := range buf[:n] {
@@ -567,17 +577,35 @@ func (m *manager) serve() {
 				seq := m.seq + 1
 				m.roundStart(seq, c.round, c.pid)
 				if err := unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(c.fd), nil, 0); err == nil {
+					// Running from now on, not from the keeper's "+":
+					// another command's end before the keeper has
+					// started this one must not give back the ticket
+					// (TestSessionHandedCommandHoldsTicket).
 					m.seq = seq
+					running++
 				} else {
 					delete(m.commands, seq)
 				}
 			}
 			unix.Close(c.fd)
 			last = time.Now()
+		case seq := <-unstarted:
+			// Counted when it was handed over; it never ran.
+			last = time.Now()
+			delete(m.commands, seq)
+			running--
+			if running <= 0 {
+				m.release()
+			}
+			settle, settleAfter = nil, 0
+			if running <= 0 && m.held {
+				settleAfter = 100 * time.Millisecond
+				settle = time.After(settleAfter)
+			}
 		case d := <-activity:
 			last = time.Now()
 			if d > 0 {
-				running += d
+				// (Counted when it was handed over.)
 				break
 			}
 			running--
