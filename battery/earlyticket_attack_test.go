@@ -188,3 +188,43 @@ func TestSessionEarlyTicketPersonWhilePrepared(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionPrepareFromInside: a process of the session's sandbox given
+// the prepare socket's name cannot reach it (the sessions' directory is
+// hidden: here both backends say it is not there), and one that did
+// (Landlock below ABI 9 does not keep a process from connecting to a host
+// socket it can name) would not be taken for a shim: the manager checks
+// every peer and closes its connection at once, instead of keeping it as
+// a prepare until its timeout.
+func TestSessionPrepareFromInside(t *testing.T) {
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		python := needPython(t)
+		r.inSession(true)
+		state := filepath.Join(r.home, ".local", "state", "cordon")
+		pres, _ := filepath.Glob(filepath.Join(state, "sessions", "*.pre"))
+		if len(pres) != 1 {
+			t.Fatalf("want the session's one prepare socket, got %q", pres)
+		}
+		script := "import os, socket, sys, time\n" +
+			"try:\n" +
+			"    os.chdir(os.path.dirname(sys.argv[1]))\n" +
+			"    s = socket.socket(socket.AF_UNIX)\n" +
+			"    s.connect(os.path.basename(sys.argv[1]))\n" +
+			"    start = time.time()\n" +
+			"    s.settimeout(5)\n" +
+			"    s.recv(1)\n" +
+			"    print('closed after %d ms' % ((time.time() - start) * 1000))\n" +
+			"except OSError as e:\n" +
+			"    print('refused', e)\n"
+		if err := os.WriteFile(filepath.Join(r.ws, "pre.py"), []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, _ := r.sh(python + " pre.py " + pres[0])
+		t.Logf("from inside: %s%s", out, errs)
+		var ms int
+		if _, err := fmt.Sscanf(out, "closed after %d ms", &ms); err == nil && ms >= 100 {
+			t.Errorf("a connection from inside the sandbox was kept as a shim's prepare (%d ms)", ms)
+		}
+	})
+}
