@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,6 +78,31 @@ func Release(stateDir, ws string) ([]string, error) {
 	watching.Unlock()
 	lines, err := end(stateDir, ws)
 	return append(takeLines(stateDir, ws), lines...), err
+}
+
+// Drop gives back the calling process's ticket in ws without putting
+// anything back: for a ticket taken before a command that never came (a
+// session's ticket taken early, while nothing of the session ran).
+// Nothing it held ran, so what changed at the guarded places meanwhile
+// is a person's, or another holder's, which that holder's own end puts
+// back; a dead holder's leftovers are put back, as [Sweep] does.
+func Drop(stateDir, ws string) ([]string, error) {
+	watching.Lock()
+	if stop := watching.stop[ws]; stop != nil {
+		stop()
+		delete(watching.stop, ws)
+	}
+	watching.Unlock()
+	b, err := open(stateDir, ws, true)
+	if err != nil {
+		return nil, err
+	}
+	defer b.close()
+	lines, _ := b.sweep()
+	me := self()
+	b.l.Active = slices.DeleteFunc(b.l.Active, func(t ticket) bool { return t == me })
+	b.closeHeld()
+	return append(takeLines(stateDir, ws), lines...), b.save()
 }
 
 // Reconcile puts ws's guarded places back to the trusted state the

@@ -68,6 +68,7 @@ type Options struct {
 // has started.
 func Exec(o *Options) (err error) {
 	if why := o.unfit(); why != "" {
+		unprepare()
 		return errors.New(why)
 	}
 	sigs, notified := make(chan os.Signal, 16), make(chan struct{})

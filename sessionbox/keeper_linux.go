@@ -19,8 +19,8 @@ import (
 // a path ending in it), the descriptor of its control socket to the
 // manager]. Each message on the control socket carries one connection
 // from a shim; the keeper serves each on a goroutine of its own and
-// tells the manager "+" when a command starts and "-N" when the one of
-// the N-th connection ends.
+// tells the manager "+" when a command starts, "-N" when the one of
+// the N-th connection ends, and "xN" when it never started.
 func KeeperMain(args []string) int {
 	ctl := -1
 	if len(args) == 2 {
@@ -102,12 +102,14 @@ func (k *keeper) serve(conn int, seq int) {
 	req, fds, err := recvRequest(conn)
 	if err != nil {
 		writeLine(conn, "error %s", oneLine(err.Error()))
+		k.tell("x" + strconv.Itoa(seq))
 		return
 	}
 	pid, err := k.start(req, fds)
 	closeAll(fds)
 	if err != nil {
 		writeLine(conn, "error cannot run %s: %s", req.Path, oneLine(err.Error()))
+		k.tell("x" + strconv.Itoa(seq))
 		return
 	}
 	k.tell("+")

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,6 +32,13 @@ import (
 // write; a line that is not well formed is no entry; whatever goes
 // wrong, the directory is listed.
 
+// A directory's listing holds the identity of each subdirectory, which
+// a file system mounted on it (or mounted again: an sshfs or rclone
+// mount after the network came back) changes while the directory's own
+// stamp stays: the kept listings are of one mount table, the digest of
+// /proc/self/mountinfo on the file's first line; any mount or unmount
+// lists every directory again.
+
 // listingsFile is the file of kept listings in the sessions' directory.
 const listingsFile = "listings"
 
@@ -48,6 +56,7 @@ type listingEntry struct {
 // listingCache is the kept listings of one key's making.
 type listingCache struct {
 	file    string
+	mounts  string // the digest of the mount table
 	now     time.Time
 	kept    map[string]listingEntry
 	used    map[string]bool // the directories asked for this time
@@ -57,11 +66,22 @@ type listingCache struct {
 // openListings reads the kept listings in the sessions' directory dir.
 func openListings(dir string) *listingCache {
 	c := &listingCache{file: filepath.Join(dir, listingsFile), now: time.Now(), kept: map[string]listingEntry{}, used: map[string]bool{}}
+	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return c // nothing kept is used, and nothing is kept
+	}
+	sum := sha256.Sum256(mountinfo)
+	c.mounts = hex.EncodeToString(sum[:])
 	data, ok := platform.ReadOwnFile(c.file, maxListingsFile)
 	if !ok {
 		return c
 	}
-	for line := range strings.Lines(string(data)) {
+	first, rest, _ := strings.Cut(string(data), "\n")
+	if first != "mounts "+c.mounts {
+		c.changed = true // (written again with this mount table)
+		return c
+	}
+	for line := range strings.Lines(rest) {
 		// "DIGEST DEV INO SIZE MTIME CTIME PATH"
 		f := strings.SplitN(strings.TrimSuffix(line, "\n"), " ", 7)
 		if len(f) != 7 || len(f[0]) != 64 || !filepath.IsAbs(f[6]) {
@@ -89,7 +109,7 @@ func (c *listingCache) digest(d string) string {
 	writeListing(&b, d)
 	sum := sha256.Sum256(b.Bytes())
 	digest := hex.EncodeToString(sum[:])
-	if stamp != "" && !strings.ContainsAny(d, "\n\r") {
+	if stamp != "" && c.mounts != "" && !strings.ContainsAny(d, "\n\r") {
 		c.kept[d] = listingEntry{stamp: stamp, digest: digest}
 		c.changed = true
 	} else if _, ok := c.kept[d]; ok {
@@ -112,7 +132,11 @@ func (c *listingCache) save() {
 			}
 		}
 	}
+	if c.mounts == "" {
+		return
+	}
 	var b bytes.Buffer
+	fmt.Fprintf(&b, "mounts %s\n", c.mounts)
 	for d, e := range c.kept {
 		fmt.Fprintf(&b, "%s %s %s\n", e.digest, e.stamp, d)
 	}

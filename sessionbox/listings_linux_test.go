@@ -10,9 +10,9 @@ import (
 
 // TestListingsKept: a directory's listing is kept with its stamp and
 // used again only while the stamp is the same: a new entry, a removed
-// one, a subdirectory made again under its name each list it again; a
-// directory changed too recently is never kept; a file of kept listings
-// that others can write is not read.
+// one, a subdirectory made again under its name, another mount table
+// each list it again; a directory changed too recently is never kept; a
+// file of kept listings that others can write is not read.
 func TestListingsKept(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	os.Chmod(dir, 0o700)
@@ -30,7 +30,7 @@ func TestListingsKept(t *testing.T) {
 	// Kept: a forged digest in the file is what comes back while the
 	// directory is unchanged (so it was not listed again).
 	data, err := os.ReadFile(filepath.Join(dir, listingsFile))
-	if err != nil || !strings.HasPrefix(string(data), first+" ") {
+	if err != nil || !strings.Contains(string(data), "\n"+first+" ") {
 		t.Fatalf("the listing was not kept: %q, %v", data, err)
 	}
 	forged := strings.Repeat("f", 64)
@@ -38,6 +38,15 @@ func TestListingsKept(t *testing.T) {
 	if got := open(later).digest(home); got != forged {
 		t.Fatalf("an unchanged directory was listed again (%s), not taken as kept", got)
 	}
+	// Kept under another mount table (a file system mounted on a
+	// subdirectory since): listed again.
+	other := strings.Replace(string(data), first, forged, 1)
+	other = "mounts " + strings.Repeat("0", 64) + other[strings.IndexByte(other, '\n'):]
+	os.WriteFile(filepath.Join(dir, listingsFile), []byte(other), 0o600)
+	if got := open(later).digest(home); got != first {
+		t.Fatalf("a listing kept under another mount table was used: %s", got)
+	}
+	os.WriteFile(filepath.Join(dir, listingsFile), []byte(strings.Replace(string(data), first, forged, 1)), 0o600)
 	changes := []struct {
 		what   string
 		change func()

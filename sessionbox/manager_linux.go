@@ -83,11 +83,12 @@ type manager struct {
 	// The ticket taken early (prepare_linux.go): the prepare socket, or
 	// -1, and its inode (to remove only its own); the shims connected
 	// to it; whether the ticket was taken for one of them and no command
-	// came since.
+	// came since, and when.
 	pre       int
 	preIno    uint64
 	prepared  map[int]bool
 	heldEarly bool
+	earlyAt   time.Time
 	// rechecked are the files kept while changing that were read again
 	// and found as kept (see [snapshot.Store.KeptChanged]).
 	rechecked snapshot.Rechecked
@@ -432,7 +433,8 @@ func listenUnix(path string, backlog int) (int, error) {
 // SIGTERM (cordon sandbox --stop).
 func (m *manager) serve() {
 	end := make(chan struct{}, 8)
-	activity := make(chan int, 64) // +1 a command started, -SEQ the SEQ-th ended
+	activity := make(chan int, 64)  // +1 a command started, -SEQ the SEQ-th ended
+	unstarted := make(chan int, 64) // SEQ: the SEQ-th never started
 	conns := make(chan shimConn)
 	notStarted := make(chan struct{}, 1)
 	prepares, unprepared := make(chan int), make(chan int)
@@ -489,6 +491,15 @@ func (m *manager) serve() {
 					return
 				}
 				activity <- -seq
+				continue
+			}
+			if buf[0] == 'x' { // "xSEQ": the keeper could not start it
+				seq, err := strconv.Atoi(string(buf[1:n]))
+				if err != nil || seq <= 0 {
+					end <- struct{}{}
+					return
+				}
+				unstarted <- seq
 				continue
 			}
 			for _, c := range buf[:n] {
@@ -549,7 +560,12 @@ func (m *manager) serve() {
 		case c := <-conns:
 			// The guard's ticket first (taken already when its shim
 			// prepared it): the command starts once the keeper has the
-			// connection.
+			// connection. One taken early longer ago than a shim judges
+			// a command is given back first: its trusted state would
+			// take a person's edit since for the command's.
+			if m.heldEarly && time.Since(m.earlyAt) > prepareTimeout {
+				m.dropEarly()
+			}
 			m.heldEarly = false
 			// The command reconciles before it starts: the watch stops.
 			m.stopBetween()
@@ -575,17 +591,35 @@ func (m *manager) serve() {
 				seq := m.seq + 1
 				m.roundStart(seq, c.round, c.pid)
 				if err := unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(c.fd), nil, 0); err == nil {
+					// Running from now on, not from the keeper's "+":
+					// another command's end before the keeper has
+					// started this one must not give back the ticket
+					// (TestSessionHandedCommandHoldsTicket).
 					m.seq = seq
+					running++
 				} else {
 					delete(m.commands, seq)
 				}
 			}
 			unix.Close(c.fd)
 			last = time.Now()
+		case seq := <-unstarted:
+			// Counted when it was handed over; it never ran.
+			last = time.Now()
+			delete(m.commands, seq)
+			running--
+			if running <= 0 {
+				m.release()
+			}
+			settle, settleAfter = nil, 0
+			if running <= 0 && m.held {
+				settleAfter = 100 * time.Millisecond
+				settle = time.After(settleAfter)
+			}
 		case d := <-activity:
 			last = time.Now()
 			if d > 0 {
-				running += d
+				// (Counted when it was handed over.)
 				break
 			}
 			running--

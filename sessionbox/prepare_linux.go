@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -32,13 +33,20 @@ import (
 // command left runs in the sandbox, and keeps it, untouched by a
 // prepare, otherwise); what a person changes at a guarded place between
 // the two moments is treated as what a person changes while a command
-// runs (put back). A ticket taken for a command that never comes (it
-// was refused, or runs in another sandbox) is given back, reconciling,
+// runs (put back), for at most [prepareTimeout]: a command that comes
+// later takes a ticket of its own. A ticket taken for a command that
+// never comes (it was refused, or runs in another sandbox) is given back
 // when the shim closes the connection (it does once its command
-// started, or when it ends) or after [prepareTimeout].
+// started, or when it ends) or after prepareTimeout, putting nothing
+// back ([guard.Drop]): nothing ran under it, and a person's edit
+// meanwhile is theirs, as without it.
 
-// prepareTimeout is how long a ticket taken early waits for its command.
-const prepareTimeout = 3 * time.Second
+// prepareTimeout is how long a ticket taken early waits for its command:
+// a command that comes later takes a ticket of its own (see serve), so
+// that a person's edit made while a command is judged for longer (its
+// reviewer asked, its snapshot saved) is theirs, as without the early
+// ticket.
+const prepareTimeout = 250 * time.Millisecond
 
 // maxPrepared bounds the early connections a manager keeps at once.
 const maxPrepared = 64
@@ -183,7 +191,7 @@ func (m *manager) prepare(conn int, running int, unprepared chan<- int) {
 			m.since = time.Now()
 		}
 		if m.hold() == nil && m.held {
-			m.heldEarly = true
+			m.heldEarly, m.earlyAt = true, time.Now()
 		}
 	}
 	m.prepared[conn] = true
@@ -207,7 +215,34 @@ func (m *manager) unprepare(conn int, running int) {
 	delete(m.prepared, conn)
 	unix.Close(conn)
 	if len(m.prepared) == 0 && m.heldEarly && running <= 0 {
-		m.heldEarly = false
-		m.release()
+		m.dropEarly()
 	}
+}
+
+// dropEarly gives back the ticket taken early that no command took,
+// putting nothing back ([guard.Drop]): nothing of the session ran under
+// it, so what changed at the guarded places meanwhile is a person's, as
+// it would have been without the ticket. Should something run in the
+// sandbox all the same, it is given back as after a command
+// ([manager.release]).
+func (m *manager) dropEarly() {
+	m.heldEarly = false
+	if !m.held {
+		return
+	}
+	// (A process of the manager's own on its way out, a saver, may
+	// count for a moment, as in release.)
+	left := m.counted && len(m.inSandbox()) > m.base
+	for i := 0; i < 10 && left; i++ {
+		time.Sleep(5 * time.Millisecond)
+		left = len(m.inSandbox()) > m.base
+	}
+	if left {
+		m.release()
+		return
+	}
+	m.since = time.Time{}
+	lines, _ := guard.Drop(m.s.StateDir, m.s.Policy.Workspace)
+	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
+	m.held = false
 }
