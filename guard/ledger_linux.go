@@ -474,9 +474,9 @@ func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, wat
 		b.l.Reach = slices.Clone(g.reach)
 		noteHeld(stateDir, ws, b.l.Reach, b.l.TrustedAt, time.Time{})
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
-		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
+		b.l.TrustedConfigs = snapshotConfigsFrom(b.l.Configs, b.l.TrustedConfigs)
 		b.addIncluded(g)
-		b.l.TrustedSteps = snapshotConfigs(b.stepPatterns())
+		b.l.TrustedSteps = snapshotConfigsFrom(b.stepPatterns(), b.l.TrustedSteps)
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {
