@@ -138,12 +138,15 @@ func TestEndAnswerToken(t *testing.T) {
 		t.Errorf("a release leaving another holder's ticket was answered %q, want %q", got, "a5")
 	}
 
-	// A shim that sent no token (or a connection without one).
+	// A shim that sent no token, or one that is not one line.
 	other.Process.Kill()
 	other.Wait()
-	startCommand(t, m, ctl, "")
-	if got := endCommand(t, ctl, 6); got != "a6" {
-		t.Errorf("a command without a token was answered %q, want %q", got, "a6")
+	for i, token := range []string{"", "a b", "a\nreleased b", strings.Repeat("x", 65)} {
+		startCommand(t, m, ctl, token)
+		seq := 6 + i
+		if got, want := endCommand(t, ctl, seq), "a"+strconv.Itoa(seq); got != want {
+			t.Errorf("a command with token %q was answered %q, want %q", token, got, want)
+		}
 	}
 }
 

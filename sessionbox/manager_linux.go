@@ -603,8 +603,8 @@ func (m *manager) serve() {
 // command never tells its end, so at most maxTokens are kept (a token
 // dropped only costs its shim the reconcile the answer would spare).
 func (m *manager) keepToken(seq int, token string) {
-	if token == "" {
-		return
+	if token == "" || len(token) > maxToken || strings.ContainsAny(token, " \n") {
+		return // (one answer, one line: a shim's own is 32 hex digits)
 	}
 	if m.tokens == nil || len(m.tokens) >= maxTokens {
 		m.tokens = map[int]string{}
@@ -612,8 +612,12 @@ func (m *manager) keepToken(seq int, token string) {
 	m.tokens[seq] = token
 }
 
-// maxTokens bounds the shims' tokens a manager keeps.
-const maxTokens = 256
+// maxTokens bounds the shims' tokens a manager keeps, maxToken the
+// length of one.
+const (
+	maxTokens = 256
+	maxToken  = 64
+)
 
 // answer is the manager's answer to the keeper's "-SEQ": "aSEQ", and,
 // when the ticket was just given back quietly ([manager.release]), the
