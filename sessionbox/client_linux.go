@@ -98,8 +98,10 @@ func Exec(o *Options) (err error) {
 	}
 	umask, _ := strconv.ParseInt(statusValue(status, "Umask"), 8, 32)
 	req := &request{Path: o.Path, Argv: o.Argv, Env: o.Env, Dir: dir, Umask: int(umask), FDs: fds}
+	// (getrandom itself: crypto/rand's first read costs a fresh
+	// process several times more.)
 	var secret [16]byte
-	if _, err := rand.Read(secret[:]); err == nil {
+	if n, err := unix.Getrandom(secret[:], 0); err == nil && n == len(secret) {
 		o.token = hex.EncodeToString(secret[:])
 	}
 	// What a background process of the session wrote at a guarded place
