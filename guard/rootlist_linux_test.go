@@ -2,9 +2,14 @@ package guard
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
+	"time"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 // rulePlaces are the guarded places of the built-in rules relative to a
@@ -87,5 +92,33 @@ func BenchmarkSnapshotPlaces(b *testing.B) {
 	hint := snapshot(ws, patterns, nil)
 	for b.Loop() {
 		snapshot(ws, patterns, hint)
+	}
+}
+
+// BenchmarkHoldReleasePlaces is [BenchmarkHoldRelease] with the built-in
+// rules' guarded places and the configuration of three more repositories
+// (scratch ones, say) beside the workspace's own.
+func BenchmarkHoldReleasePlaces(b *testing.B) {
+	ws, patterns := placesWorkspace(b)
+	state := filepath.Join(b.TempDir(), "state")
+	p := &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"}, Guarded: patterns,
+		GitConfig: []string{ws + "/.git/config"}, RootGuarded: rulePlaces, RootGitConfig: []string{".git/config"}}
+	for i := range 3 {
+		repo := filepath.Join(b.TempDir(), "scratch"+strconv.Itoa(i))
+		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+			b.Skipf("git init: %v\n%s", err, out)
+		}
+		p.GitConfig = append(p.GitConfig, repo+"/.git/config")
+	}
+	c := WatchChanges(p, time.Now())
+	defer c.Stop()
+	c.Appeared()
+	for b.Loop() {
+		if lines, err := HoldWatched(state, p, c); err != nil || len(lines) > 0 {
+			b.Fatalf("hold: %v %v", lines, err)
+		}
+		if lines, err := Release(state, ws); err != nil || len(lines) > 0 {
+			b.Fatalf("release: %v %v", lines, err)
+		}
 	}
 }
