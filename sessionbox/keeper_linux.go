@@ -149,10 +149,10 @@ func (k *keeper) serve(conn int, seq int) {
 		ws = syscall.WaitStatus(126 << 8)
 	}
 	writeLine(conn, "exit %d", uint32(ws))
-	// The shim puts the guarded places back, then closes its end; the
-	// manager may then give back the session's guard ticket, and the
-	// shim exits only once it has (the connection's end): the next
-	// command sees the ledger as it must. conn is closed only after the
+	// The shim closes its end; the manager may then give back the
+	// session's guard ticket, and the shim goes on (reconciling, unless
+	// the answer spares it) only once it has (the connection's end): the
+	// next command sees the ledger as it must. conn is closed only after the
 	// reader has ended, so that it cannot read another connection's
 	// descriptor of the same number.
 	<-read

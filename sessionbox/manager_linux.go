@@ -461,7 +461,7 @@ func (m *manager) serve() {
 				end <- struct{}{}
 				return
 			}
-			if buf[0] == '-' { // "-SEQ", answered with 'a' once the ticket is dealt with
+			if buf[0] == '-' { // "-SEQ", answered ([manager.answer]) once the ticket is dealt with
 				seq, err := strconv.Atoi(string(buf[1:n]))
 				if err != nil || seq <= 0 {
 					end <- struct{}{}
