@@ -186,3 +186,35 @@ func TestSessionPutBackBesideAnother(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionLaterPlantedSaid: a later command of a session that plants
+// an auto-run file (.envrc) with nothing else of the session running has
+// it put back by the manager's release before its shim returns, and its
+// shim says so (the manager's answer spares the shim its own reconcile
+// only when there is nothing to say); the next command, which changes
+// nothing, says nothing.
+func TestSessionLaterPlantedSaid(t *testing.T) {
+	python := needPython(t)
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte("open('.envrc', 'w').write('touch pwned\\n')\nprint('planted')\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errs, code := r.sh("true"); code != 0 {
+			t.Fatalf("the first command: exit %d, %s", code, errs)
+		}
+		out, errs, code := r.sh(python + " writer.py")
+		if out != "planted\n" || code != 0 {
+			t.Fatalf("the writer: exit %d, %q, %s", code, out, errs)
+		}
+		if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {
+			t.Errorf(".envrc planted by a later command is on the host after its shim returned")
+		}
+		if !strings.Contains(errs, ".envrc") {
+			t.Errorf("the later command does not say what was put back: %q", errs)
+		}
+		if _, errs, _ := r.sh("true"); strings.Contains(errs, ".envrc") {
+			t.Errorf("the next command says it again: %q", errs)
+		}
+	})
+}

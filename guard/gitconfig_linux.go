@@ -54,8 +54,14 @@ type keyGuard struct {
 
 // snapshotConfigs records the trusted state of the files that the
 // patterns (absolute) match: regular files and links, nothing else.
-func snapshotConfigs(patterns []string) state {
-	w := &walker{out: state{}, budget: maxTotal, files: true}
+func snapshotConfigs(patterns []string) state { return snapshotConfigsFrom(patterns, nil) }
+
+// snapshotConfigsFrom is [snapshotConfigs] where a file whose stamp is
+// the one in hint (an earlier trusted state, or nil) is taken from
+// there, not read, as [snapshot] takes the guarded files: its content
+// and status, which no process can set back, are those recorded then.
+func snapshotConfigsFrom(patterns []string, hint state) state {
+	w := &walker{out: state{}, budget: maxTotal, files: true, hint: hint}
 	w.absolute(patterns)
 	return w.out
 }

@@ -474,9 +474,9 @@ func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, wat
 		b.l.Reach = slices.Clone(g.reach)
 		noteHeld(stateDir, ws, b.l.Reach, b.l.TrustedAt, time.Time{})
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
-		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
+		b.l.TrustedConfigs = snapshotConfigsFrom(b.l.Configs, b.l.TrustedConfigs)
 		b.addIncluded(g)
-		b.l.TrustedSteps = snapshotConfigs(b.stepPatterns())
+		b.l.TrustedSteps = snapshotConfigsFrom(b.stepPatterns(), b.l.TrustedSteps)
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {
@@ -488,18 +488,23 @@ func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, wat
 	return lines, watch, prev, nil
 }
 
-// end reconciles after a command and drops this process's ticket.
-func end(stateDir, ws string) ([]string, error) {
+// end reconciles after a command and drops this process's ticket;
+// idle says that the ledger, saved, holds no ticket (no command of any
+// guard or session runs in ws).
+func end(stateDir, ws string) (lines []string, idle bool, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer b.close()
 	me := self()
 	b.l.Active = slices.DeleteFunc(b.l.Active, func(t ticket) bool { return t == me || !t.alive() })
-	lines := b.reconcile()
+	lines = b.reconcile()
 	b.closeHeld()
-	return lines, b.save()
+	if err := b.save(); err != nil {
+		return lines, false, err
+	}
+	return lines, len(b.l.Active) == 0, nil
 }
 
 // Sweep reconciles workspace ws when a guard died before it could (see

@@ -409,7 +409,7 @@ func finish(stateDir, ws string, guarded bool) {
 	if !guarded {
 		return
 	}
-	lines, err := end(stateDir, ws)
+	lines, _, err := end(stateDir, ws)
 	say(lines)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cordon: cannot update the guard's ledger in %s: %v\n", stateDir, err)

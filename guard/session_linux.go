@@ -70,14 +70,23 @@ var watching struct {
 
 // Release reconciles ws and drops the calling process's ticket.
 func Release(stateDir, ws string) ([]string, error) {
+	lines, _, err := ReleaseIdle(stateDir, ws)
+	return lines, err
+}
+
+// ReleaseIdle is [Release] that also reports whether the ledger, once
+// saved, holds no ticket: no command of any guard or session runs in ws,
+// and what was kept to say is in lines. Then a [Reconcile] would find
+// nothing to put back and only take the lines kept since.
+func ReleaseIdle(stateDir, ws string) (lines []string, idle bool, err error) {
 	watching.Lock()
 	if stop := watching.stop[ws]; stop != nil {
 		stop()
 		delete(watching.stop, ws)
 	}
 	watching.Unlock()
-	lines, err := end(stateDir, ws)
-	return append(takeLines(stateDir, ws), lines...), err
+	put, idle, err := end(stateDir, ws)
+	return append(takeLines(stateDir, ws), put...), idle, err
 }
 
 // Drop gives back the calling process's ticket in ws without putting

@@ -18,7 +18,7 @@ func TestCleanLedgers(t *testing.T) {
 		if _, _, err := begin(state, ws, guarded{patterns: []string{ws + "/.git/hooks"}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := end(state, ws); err != nil {
+		if _, _, err := end(state, ws); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -77,6 +77,10 @@ type walker struct {
 	names bool
 	keys  *keyGuard // reconcile of configuration files: by their keys
 	ws    string    // the workspace (reconcile)
+	// rootNames, when not nil, are the names in the workspace's root,
+	// listed once as a snapshot starts (see [walker.patterns]).
+	rootNames []string
+	root      string
 }
 
 // snapshot records the trusted state of what the patterns (absolute,
@@ -103,12 +107,26 @@ func (w *walker) patterns(ws string, patterns []string) {
 		return // no workspace: nothing to guard
 	}
 	defer unix.Close(root)
+	rels := make([][]string, 0, len(patterns))
+	listed := false
 	for _, pat := range patterns {
 		rel, err := filepath.Rel(ws, pat)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		w.walk(root, ws, strings.Split(rel, "/"))
+		comps := strings.Split(rel, "/")
+		rels = append(rels, comps)
+		listed = listed || strings.ContainsAny(comps[0], "*?[")
+	}
+	if listed && w.trusted == nil {
+		// A snapshot, which changes nothing, with a pattern that lists
+		// the root anyway (.mise.*.toml): listed once, and a name the
+		// other patterns give that is not there is not looked up (as a
+		// lookup that finds nothing, it records nothing).
+		w.root, w.rootNames = ws, listFD(root)
+	}
+	for _, comps := range rels {
+		w.walk(root, ws, comps)
 	}
 }
 
@@ -229,11 +247,23 @@ func (w *walker) tooDeep(dirfd int, dir string) {
 // matches are the names in dirfd that pattern matches: on disk, and,
 // when reconciling, in the trusted state (to put back what is gone).
 func (w *walker) matches(dirfd int, dir, pattern string) []string {
+	names := w.rootNames
+	if names == nil || dir != w.root {
+		names = nil
+	}
 	if !strings.ContainsAny(pattern, "*?[") {
+		if names != nil {
+			if _, found := slices.BinarySearch(names, pattern); !found {
+				return nil
+			}
+		}
 		return []string{pattern}
 	}
+	if names == nil {
+		names = listFD(dirfd)
+	}
 	var out []string
-	for _, n := range listFD(dirfd) {
+	for _, n := range names {
 		if ok, _ := filepath.Match(pattern, n); ok {
 			out = append(out, n)
 		}

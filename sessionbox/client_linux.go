@@ -59,6 +59,9 @@ type Options struct {
 	brokerKey []byte
 	// prepare is the session's prepare socket, "" for none.
 	prepare string
+	// token is this command's secret for the manager's answer to its
+	// end ([released]).
+	token string
 }
 
 // Exec runs the command in its session's sandbox, made when there is
@@ -103,6 +106,12 @@ func Exec(o *Options) (err error) {
 	}
 	umask, _ := strconv.ParseInt(statusValue(status, "Umask"), 8, 32)
 	req := &request{Path: o.Path, Argv: o.Argv, Env: o.Env, Dir: dir, Umask: int(umask), FDs: fds}
+	// (getrandom itself: crypto/rand's first read costs a fresh
+	// process several times more.)
+	var secret [16]byte
+	if n, err := unix.Getrandom(secret[:], 0); err == nil && n == len(secret) {
+		o.token = hex.EncodeToString(secret[:])
+	}
 	// What a background process of the session wrote at a guarded place
 	// since the last command was put back before the policy was made (by
 	// the caller); what the command and its session write is put back
@@ -121,22 +130,25 @@ func Exec(o *Options) (err error) {
 			}
 		}
 	}()
-	ws, err := wait(conn)
+	ws, r, err := wait(conn)
 	// Done: the keeper answers with the connection's end once the
 	// session's guard ticket is dealt with (see keeper.serve). Then the
 	// guarded places are reconciled, and what the manager put back is
 	// said too: after the manager, not beside it, so that a command that
 	// ends the session's work (the manager gave its ticket back,
-	// reconciling) costs one reconcile, not two racing for the ledger,
-	// and this one finds no ticket and reads only the kept lines; while
-	// another command of the session runs, or something a command left
-	// (the ticket kept), it puts back what this command did before the
-	// shim returns, as before.
+	// reconciling) costs one reconcile, not two racing for the ledger;
+	// while another command of the session runs, or something a command
+	// left (the ticket kept), it puts back what this command did before
+	// the shim returns, as before. When the manager's answer says it
+	// gave the ticket back leaving nothing to do ([released]), there is
+	// nothing of this command's to put back or say, and the ledger is
+	// not read.
 	unix.Shutdown(conn, unix.SHUT_WR)
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
-	io.Copy(io.Discard, fdReader(conn))
-	o.reconcile()
-	o.say()
+	if err != nil || !released(r, o.token) {
+		o.reconcile()
+		o.say()
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cordon: %v (process %d)\n", err, pid)
 		os.Exit(128 + int(syscall.SIGKILL))
@@ -487,7 +499,7 @@ func (e keeperError) Error() string { return string(e) }
 // req, with the manager's variables for them, and waits for the
 // keeper's "pid N".
 func (o *Options) send(conn int, req *request) (int, error) {
-	if err := writeMsg(conn, &hello{Secrets: o.Policy.Secrets(), Round: o.Round}); err != nil {
+	if err := writeMsg(conn, &hello{Secrets: o.Policy.Secrets(), Round: o.Round, Token: o.token}); err != nil {
 		return 0, err
 	}
 	var r credReply
@@ -532,19 +544,35 @@ func readLine(conn int) (string, error) {
 	}
 }
 
-// wait waits for the keeper's "exit STATUS".
-func wait(conn int) (uint32, error) {
+// wait waits for the keeper's "exit STATUS"; the reader holds what
+// follows.
+func wait(conn int) (uint32, *bufio.Reader, error) {
 	r := bufio.NewReader(fdReader(conn))
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			return 0, errors.New("the session's sandbox ended while the command ran")
+			return 0, r, errors.New("the session's sandbox ended while the command ran")
 		}
 		if arg, ok := strings.CutPrefix(strings.TrimSpace(line), "exit "); ok {
 			ws, err := strconv.ParseUint(arg, 10, 32)
-			return uint32(ws), err
+			return uint32(ws), r, err
 		}
 	}
+}
+
+// released reads what the keeper says after "exit", up to the
+// connection's end, and reports whether it is "released TOKEN" with
+// this command's token: the manager, once the command ended, gave the
+// session's guard ticket back, reconciling, and the ledger was left with
+// no ticket and nothing to say ([guard.ReleaseIdle]). The token came
+// from this process to the manager before the keeper got the
+// connection: nothing in the sandbox knows it, so none can say it for
+// the manager. Anything else (no answer, an old keeper's end, another
+// token) is false: the shim reconciles and says as before.
+func released(r *bufio.Reader, token string) bool {
+	rest, _ := io.ReadAll(io.LimitReader(r, 4096))
+	io.Copy(io.Discard, r)
+	return token != "" && string(rest) == "released "+token+"\n"
 }
 
 // startManager starts the session's manager and waits until it listens

@@ -37,7 +37,7 @@ func KeeperMain(args []string) int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return 126
 	}
-	k := &keeper{ctl: ctl, acks: make(chan struct{}, 64)}
+	k := &keeper{ctl: ctl, acks: map[int]chan string{}}
 	// Started through the network forwarder's role (the allowlist: a
 	// network of the sandbox's own), the keeper has the forwarder in
 	// ALL_PROXY, which the role always sets.
@@ -48,7 +48,7 @@ func KeeperMain(args []string) int {
 		return 126
 	}
 	oob := make([]byte, unix.CmsgSpace(4))
-	buf := make([]byte, 1)
+	buf := make([]byte, 128)
 	for {
 		n, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
 		if err == unix.EINTR {
@@ -59,7 +59,7 @@ func KeeperMain(args []string) int {
 		}
 		fds, _ := rights(oob[:oobn])
 		if len(fds) == 0 && buf[0] == 'a' {
-			k.acks <- struct{}{}
+			k.answered(string(buf[1:n]))
 		}
 		for _, fd := range fds {
 			// Numbered as the manager numbers what it sends, in order.
@@ -72,9 +72,12 @@ func KeeperMain(args []string) int {
 // A keeper starts commands in the sandbox it runs in.
 type keeper struct {
 	ctl  int
-	mu   sync.Mutex    // one write to ctl at a time
-	fork sync.Mutex    // one umask change at a time
-	acks chan struct{} // the manager's answers to "-", in order
+	mu   sync.Mutex // one write to ctl at a time
+	fork sync.Mutex // one umask change at a time
+	// acks are where the manager's answers to "-SEQ" go, by SEQ: its
+	// shim's token when the manager has left it nothing to do, or "".
+	acksMu sync.Mutex
+	acks   map[int]chan string
 	// proxy is the forwarder's address with the network allowlist.
 	proxy string
 	seq   int // the connections received
@@ -148,17 +151,60 @@ func (k *keeper) serve(conn int, seq int) {
 		ws = syscall.WaitStatus(126 << 8)
 	}
 	writeLine(conn, "exit %d", uint32(ws))
-	// The shim puts the guarded places back, then closes its end; the
-	// manager may then give back the session's guard ticket, and the
-	// shim exits only once it has (the connection's end): the next
-	// command sees the ledger as it must. conn is closed only after the
+	// The shim closes its end; the manager may then give back the
+	// session's guard ticket, and the shim goes on (reconciling, unless
+	// the answer spares it) only once it has (the connection's end): the
+	// next command sees the ledger as it must. conn is closed only after the
 	// reader has ended, so that it cannot read another connection's
 	// descriptor of the same number.
 	<-read
-	if k.tell("-"+strconv.Itoa(seq)) == nil {
+	if token, ok := k.ended(seq, 5*time.Second); ok && token != "" {
+		// The manager gave the session's ticket back after this
+		// command, leaving nothing to put back or say: its shim, which
+		// knows the token, spares itself the reconcile ([released]).
+		writeLine(conn, "released %s", token)
+	}
+}
+
+// ended tells the manager that the seq-th connection's command ended
+// and waits, up to wait, for its answer: the token it carries, if any,
+// and whether it came.
+func (k *keeper) ended(seq int, wait time.Duration) (string, bool) {
+	ack := make(chan string, 1)
+	k.acksMu.Lock()
+	k.acks[seq] = ack
+	k.acksMu.Unlock()
+	defer func() {
+		k.acksMu.Lock()
+		delete(k.acks, seq)
+		k.acksMu.Unlock()
+	}()
+	if k.tell("-"+strconv.Itoa(seq)) != nil {
+		return "", false
+	}
+	select {
+	case token := <-ack:
+		return token, true
+	case <-time.After(wait):
+		return "", false
+	}
+}
+
+// answered passes on the manager's answer "SEQ[ TOKEN]" (after its
+// "a") to the command of the SEQ-th connection.
+func (k *keeper) answered(msg string) {
+	n, token, _ := strings.Cut(msg, " ")
+	seq, err := strconv.Atoi(n)
+	if err != nil {
+		return
+	}
+	k.acksMu.Lock()
+	ack := k.acks[seq]
+	k.acksMu.Unlock()
+	if ack != nil {
 		select {
-		case <-k.acks:
-		case <-time.After(5 * time.Second):
+		case ack <- token:
+		default:
 		}
 	}
 }

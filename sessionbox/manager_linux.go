@@ -78,6 +78,10 @@ type manager struct {
 	// to the keeper (seq, the last one), and the savers running.
 	commands map[int]*command
 	seq      int
+	// tokens are the shims' tokens ([hello.Token]) by the number of
+	// their connection to the keeper, until their command's end is
+	// answered.
+	tokens   map[int]string
 	saversMu sync.Mutex
 	savers   map[int]bool
 	// The ticket taken early (prepare_linux.go): the prepare socket, or
@@ -98,6 +102,7 @@ type manager struct {
 type shimConn struct {
 	fd    int
 	round *Round
+	token string
 	pid   int // the shim's
 }
 
@@ -273,7 +278,7 @@ func (m *manager) keeperStarted() error {
 // the Landlock sandbox become this process's children, and count.
 func (m *manager) inSandbox() []int {
 	return slices.DeleteFunc(guard.Descendants(os.Getpid()), func(pid int) bool {
-		_, filters, err := identity(pid)
+		filters, err := seccompFilters(pid)
 		return err == nil && filters <= m.filters
 	})
 }
@@ -302,10 +307,13 @@ func (m *manager) hold() error {
 
 // release gives the ticket back, reconciling, once no command runs and
 // nothing a command left runs in the sandbox: only then can nothing of
-// the session write the guarded places.
-func (m *manager) release() {
+// the session write the guarded places. It reports whether it gave the
+// ticket back leaving the ledger with none (no command of any guard or
+// session runs in the workspace) and nothing to say: then the ending
+// command's shim has nothing to put back or say ([released]).
+func (m *manager) release() (quiet bool) {
 	if !m.held {
-		return
+		return false
 	}
 	// A process of the command may still be on its way out (git's
 	// detached auto-maintenance, a pipeline's last member): a moment for
@@ -326,14 +334,15 @@ func (m *manager) release() {
 			m.since = time.Time{}
 		}
 		os.WriteFile(m.s.Socket+busySuffix, []byte(strconv.Itoa(m.base)), 0o600)
-		return
+		return false
 	}
 	os.Remove(m.s.Socket + busySuffix)
 	m.stopBetween()
 	m.since = time.Time{}
-	lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+	lines, idle, err := guard.ReleaseIdle(m.s.StateDir, m.s.Policy.Workspace)
 	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	m.held = false
+	return err == nil && idle && len(lines) == 0
 }
 
 // checkBelow moves aside what the commands since m.since made at the
@@ -457,8 +466,8 @@ func (m *manager) serve() {
 				continue
 			}
 			go func() {
-				if round, ok := m.credentials(conn); ok {
-					conns <- shimConn{fd: conn, round: round, pid: pid}
+				if h, ok := m.credentials(conn); ok {
+					conns <- shimConn{fd: conn, round: h.Round, token: h.Token, pid: pid}
 				} else {
 					unix.Close(conn)
 				}
@@ -484,7 +493,7 @@ func (m *manager) serve() {
 				end <- struct{}{}
 				return
 			}
-			if buf[0] == '-' { // "-SEQ", answered with 'a' once the ticket is dealt with
+			if buf[0] == '-' { // "-SEQ", answered ([manager.answer]) once the ticket is dealt with
 				seq, err := strconv.Atoi(string(buf[1:n]))
 				if err != nil || seq <= 0 {
 					end <- struct{}{}
@@ -597,6 +606,7 @@ func (m *manager) serve() {
 					// (TestSessionHandedCommandHoldsTicket).
 					m.seq = seq
 					running++
+					m.keepToken(seq, c.token)
 				} else {
 					delete(m.commands, seq)
 				}
@@ -624,11 +634,12 @@ func (m *manager) serve() {
 			}
 			running--
 			m.checkBelow()
+			quiet := false
 			if running <= 0 {
-				m.release()
+				quiet = m.release()
 			}
 			m.roundEnd(-d)
-			unix.Write(m.ctl, []byte{'a'})
+			unix.Write(m.ctl, m.answer(-d, quiet))
 			settle, settleAfter = nil, 0
 			if running <= 0 && m.held {
 				settleAfter = 100 * time.Millisecond
@@ -658,11 +669,46 @@ func (m *manager) serve() {
 	}
 }
 
+// keepToken keeps the token of the seq-th command's shim until its end
+// is answered ([manager.answer]); a keeper that could not start a
+// command never tells its end, so at most maxTokens are kept (a token
+// dropped only costs its shim the reconcile the answer would spare).
+func (m *manager) keepToken(seq int, token string) {
+	if token == "" || len(token) > maxToken || strings.ContainsAny(token, " \n") {
+		return // (one answer, one line: a shim's own is 32 hex digits)
+	}
+	if m.tokens == nil || len(m.tokens) >= maxTokens {
+		m.tokens = map[int]string{}
+	}
+	m.tokens[seq] = token
+}
+
+// maxTokens bounds the shims' tokens a manager keeps, maxToken the
+// length of one.
+const (
+	maxTokens = 256
+	maxToken  = 64
+)
+
+// answer is the manager's answer to the keeper's "-SEQ": "aSEQ", and,
+// when the ticket was just given back quietly ([manager.release]), the
+// shim's token, which the keeper passes on ([released]): only this
+// process and the shim know it (it came before the keeper got the
+// connection), so nothing in the sandbox can say it for the manager.
+func (m *manager) answer(seq int, quiet bool) []byte {
+	msg := "a" + strconv.Itoa(seq)
+	if token := m.tokens[seq]; quiet && token != "" {
+		msg += " " + token
+	}
+	delete(m.tokens, seq)
+	return []byte(msg)
+}
+
 // credentials reads a command's credential values from conn, gives them
 // to the session's broker, and answers with the command's variables for
-// them (see credReply); it returns the command's round. False: the
+// them (see credReply); it returns what the shim said. False: the
 // shim is gone or said nothing in time.
-func (m *manager) credentials(conn int) (*Round, bool) {
+func (m *manager) credentials(conn int) (*hello, bool) {
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 	defer unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
 	var h hello
@@ -683,7 +729,7 @@ func (m *manager) credentials(conn int) (*Round, bool) {
 		r.Note = "cordon: credentials withheld from the sandbox: the credential broker cannot run (" + oneLine(m.brokerErr.Error()) + ")"
 	}
 	r.Git = m.broker.GitConfig(m.s.Policy)
-	return h.Round, writeMsg(conn, &r) == nil
+	return &h, writeMsg(conn, &r) == nil
 }
 
 // DefaultIdle is how long a session's sandbox lives without a command.
@@ -745,17 +791,27 @@ func identity(pid int) (map[string]string, int, error) {
 		}
 		ns[k] = v
 	}
-	status, err := os.ReadFile(dir + "/status")
+	n, err := seccompFilters(pid)
 	if err != nil {
 		return nil, 0, err
 	}
+	return ns, n, nil
+}
+
+// seccompFilters is process pid's number of seccomp filters (all that
+// [manager.inSandbox] asks of each process at a command's end: its
+// namespaces are not read).
+func seccompFilters(pid int) (int, error) {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
 	for _, line := range strings.Split(string(status), "\n") {
 		if v, ok := strings.CutPrefix(line, "Seccomp_filters:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			return ns, n, err
+			return strconv.Atoi(strings.TrimSpace(v))
 		}
 	}
-	return nil, 0, errors.New("this kernel does not report seccomp filters (Linux 5.9+)")
+	return 0, errors.New("this kernel does not report seccomp filters (Linux 5.9+)")
 }
 
 // keeperLink is a symbolic link named KeeperRole to this binary, in the

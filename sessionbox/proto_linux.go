@@ -159,6 +159,10 @@ func writeLine(fd int, format string, a ...any) error {
 type hello struct {
 	Secrets []string `json:"secrets,omitempty"`
 	Round   *Round   `json:"round,omitempty"`
+	// Token is the shim's secret for this command: the manager's answer
+	// to its end carries it when the shim has nothing left to do
+	// ([released]).
+	Token string `json:"token,omitempty"`
 }
 
 type credReply struct {
