@@ -68,9 +68,11 @@ func TestSessionHandedCommandHoldsTicket(t *testing.T) {
 			if err := unix.Connect(conn, &unix.SockaddrUnix{Name: sock}); err != nil {
 				t.Fatal(err)
 			}
+			// (The fields of sessionbox's hello, in order.)
 			hello := struct {
 				Secrets []string
 				Round   *struct{}
+				Token   string
 			}{}
 			if _, err := unix.Write(conn, frame(&hello)); err != nil {
 				t.Fatal(err)
