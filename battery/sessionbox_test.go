@@ -1184,7 +1184,16 @@ echo "files $(ulimit -Sn) $(ulimit -Hn)"; echo "proxy ${ALL_PROXY:+set}"`)
 	if !strings.Contains(out, fmt.Sprintf("\nfiles %d %d\n", files.Max-1, files.Max)) && !strings.Contains(out, fmt.Sprintf("\nfiles %d %d\n", files.Max, files.Max)) {
 		t.Errorf("the command's open files limit (hard %d):\n%s", files.Max, out)
 	}
+	// Every command in the layers' mount namespace, wherever the keeper's
+	// runtime runs its goroutines: the caches writable, privately.
+	for i := range 6 {
+		out, errs, code := r.sh(fmt.Sprintf("echo %d > ~/.cache/go-build/ab/w%d && cat ~/.cache/go-build/ab/entry && grep -c ' - overlay ' /proc/self/mountinfo", i, i))
+		if code != 0 || !strings.HasPrefix(out, "changed\n") || out == "changed\n0\n" {
+			t.Fatalf("command %d did not run over the caches' layers (exit %d):\n%s%s", i, code, out, errs)
+		}
+	}
 	r.unchanged(entry, "object\n")
+	r.absent(filepath.Join(filepath.Dir(entry), "w0"))
 	// The keeper's descriptors (readable from the host by root alone: it
 	// is not dumpable): the standard ones, its sockets and the runtime's
 	// own, nothing of the mounts it made.

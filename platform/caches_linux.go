@@ -32,7 +32,8 @@ import (
 // a mount namespace of its own (bwrap's belongs to an outer user
 // namespace, where it holds none), lays the layers and what the policy
 // puts below the caches (read-only paths, hidden ones), drops every
-// capability and execs the program.
+// capability and execs the program; or, when the program is the
+// session's keeper, goes on as it in this process (see layerMain).
 
 // LayerRole is the base name of argv[0] of cordon re-executed first in
 // a bwrap sandbox to lay the private layers over the caches:

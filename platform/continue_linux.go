@@ -144,8 +144,11 @@ func threadsHoldNone() error {
 // and os.Args become the program's, and so does the process's name
 // (/proc's comm, by which cordon's processes are told apart). Not
 // under a memory limit, which a runtime already running could not
-// meet. The caller returns to the binary's main, which runs argv's
-// role.
+// meet. The mount namespace with the layers is this thread's alone (a
+// thread's own; an exec would have made it the process's): the keeper
+// starts its commands from this thread, its first, which the main
+// goroutine stays locked to. The caller returns to the binary's main,
+// which runs argv's role.
 func continueAs(argv, env []string, l Limits) error {
 	if !inProcess || len(argv) == 0 || l.Memory != 0 {
 		return errors.New("cordon: not in this process")
