@@ -1122,3 +1122,105 @@ func TestSessionOwnRepositoryBetweenCommands(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionKeeperLayered: with the caches' private layers, the
+// layers' process goes on as the session's keeper without an exec
+// where the runtime can reach every thread (a binary without cgo, as
+// cordon is released), and that keeper is what an exec'd one was: named
+// cordon-keeper, no capability left in any set of any of its threads,
+// no new privileges, its seccomp filter, nothing open of what the
+// layers needed, and the command's limits and environment as before.
+func TestSessionKeeperLayered(t *testing.T) {
+	r := newSessionRig(t, "bwrap")
+	entry := filepath.Join(r.home, ".cache", "go-build", "ab", "entry")
+	os.MkdirAll(filepath.Dir(entry), 0o755)
+	if err := os.WriteFile(entry, []byte("object\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := r.sh(`cat /proc/$PPID/comm; head -c 4096 /proc/$PPID/cmdline | tr '\0' '\n' | head -1
+cat ~/.cache/go-build/ab/entry; echo changed > ~/.cache/go-build/ab/entry
+grep -h -E '^(Cap[A-Za-z]+|NoNewPrivs|Seccomp):' /proc/$PPID/task/*/status | sort | uniq -c
+echo "files $(ulimit -Sn) $(ulimit -Hn)"; echo "proxy ${ALL_PROXY:+set}"`)
+	if code != 0 {
+		t.Fatalf("the command failed (%d): %s%s", code, out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 4 || lines[0] != sessionbox.KeeperRole || lines[2] != "object" {
+		t.Fatalf("not run by the session's keeper over the caches' layers:\n%s%s", out, errs)
+	}
+	// Fused only where every thread can drop its capabilities at once.
+	_, _, errno := syscall.AllThreadsSyscall(syscall.SYS_GETPID, 0, 0, 0)
+	fused := errno != syscall.ENOTSUP
+	if got := filepath.Base(lines[1]) == "cordon-layers"; got != fused {
+		t.Errorf("the keeper is the layers' process: %v, want %v (its argv[0] %q)", got, fused, lines[1])
+	}
+	threads := 0
+	for _, l := range lines[3:] {
+		f := strings.Fields(l)
+		if len(f) != 3 {
+			continue
+		}
+		switch {
+		case f[1] == "CapInh:" || f[1] == "CapPrm:" || f[1] == "CapEff:" || f[1] == "CapBnd:" || f[1] == "CapAmb:":
+			if strings.Trim(f[2], "0") != "" {
+				t.Errorf("a thread of the keeper holds capabilities: %s", l)
+			}
+			threads, _ = strconv.Atoi(f[0])
+		case f[1] == "NoNewPrivs:" && f[2] != "1", f[1] == "Seccomp:" && f[2] != "2":
+			t.Errorf("a thread of the keeper lost a restriction: %s", l)
+		}
+	}
+	if threads == 0 || !strings.Contains(out, fmt.Sprintf("%d NoNewPrivs:\t1", threads)) {
+		t.Errorf("the keeper's threads were not all read:\n%s", out)
+	}
+	if !strings.Contains(out, "\nproxy set\n") {
+		t.Errorf("the command lost the forwarder's variables:\n%s", out)
+	}
+	// The open files' soft limit cordon's runtime raised (to the hard
+	// limit, or one below it), as an exec'd keeper passed it on: not the
+	// soft limit the layers' process started with.
+	var files syscall.Rlimit
+	syscall.Getrlimit(syscall.RLIMIT_NOFILE, &files)
+	if !strings.Contains(out, fmt.Sprintf("\nfiles %d %d\n", files.Max-1, files.Max)) && !strings.Contains(out, fmt.Sprintf("\nfiles %d %d\n", files.Max, files.Max)) {
+		t.Errorf("the command's open files limit (hard %d):\n%s", files.Max, out)
+	}
+	// Every command in the layers' mount namespace, wherever the keeper's
+	// runtime runs its goroutines: the caches writable, privately.
+	for i := range 6 {
+		out, errs, code := r.sh(fmt.Sprintf("echo %d > ~/.cache/go-build/ab/w%d && cat ~/.cache/go-build/ab/entry && grep -c ' - overlay ' /proc/self/mountinfo", i, i))
+		if code != 0 || !strings.HasPrefix(out, "changed\n") || out == "changed\n0\n" {
+			t.Fatalf("command %d did not run over the caches' layers (exit %d):\n%s%s", i, code, out, errs)
+		}
+	}
+	r.unchanged(entry, "object\n")
+	r.absent(filepath.Join(filepath.Dir(entry), "w0"))
+	// The keeper's descriptors (readable from the host by root alone: it
+	// is not dumpable): the standard ones, its sockets and the runtime's
+	// own, nothing of the mounts it made.
+	if os.Getuid() != 0 {
+		return
+	}
+	dirs, _ := os.ReadDir("/proc")
+	found := false
+	for _, d := range dirs {
+		comm, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "comm"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if string(comm) != sessionbox.KeeperRole+"\n" || !bytes.Contains(cmdline, []byte(r.home)) {
+			continue
+		}
+		found = true
+		fds, err := os.ReadDir(filepath.Join("/proc", d.Name(), "fd"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range fds {
+			target, _ := os.Readlink(filepath.Join("/proc", d.Name(), "fd", fd.Name()))
+			if target != os.DevNull && !strings.HasPrefix(target, "socket:") && !strings.HasPrefix(target, "anon_inode:") && !strings.HasPrefix(target, "/sys/fs/cgroup/") {
+				t.Errorf("the keeper holds descriptor %s: %s", fd.Name(), target)
+			}
+		}
+	}
+	if !found {
+		t.Error("the session's keeper was not found from the host")
+	}
+}

@@ -32,7 +32,8 @@ import (
 // a mount namespace of its own (bwrap's belongs to an outer user
 // namespace, where it holds none), lays the layers and what the policy
 // puts below the caches (read-only paths, hidden ones), drops every
-// capability and execs the program.
+// capability and execs the program; or, when the program is the
+// session's keeper, goes on as it in this process (see layerMain).
 
 // LayerRole is the base name of argv[0] of cordon re-executed first in
 // a bwrap sandbox to lay the private layers over the caches:
@@ -44,7 +45,11 @@ const LayerRole = "cordon-layers"
 
 func init() {
 	if len(os.Args) >= 4 && filepath.Base(os.Args[0]) == LayerRole {
-		os.Exit(LayerMain(os.Args))
+		if code, goOn := layerMain(os.Args); !goOn {
+			os.Exit(code)
+		}
+		// This process is now the session's keeper (continueAs): the
+		// binary's main runs its role from os.Args.
 	}
 }
 
@@ -151,9 +156,19 @@ func mountLayer(path, lower, upper, work string) error {
 // args are [link, descriptor, path, argv...]. It returns only on
 // failure.
 func LayerMain(args []string) int {
-	fail := func(format string, a ...any) int {
+	code, _ := layerMain(args)
+	return code
+}
+
+// layerMain is LayerMain; goOn says that it did not fail and did not
+// exec either: this process goes on as the session's keeper, which is
+// the program (straight, or behind the network forwarder's role), in
+// the binary's main ([continueAs]). A keeper started this way is one Go
+// start fewer on a session's first command.
+func layerMain(args []string) (code int, goOn bool) {
+	fail := func(format string, a ...any) (int, bool) {
 		fmt.Fprintf(os.Stderr, "cordon: the caches' private layers: "+format+"; nothing was run\n", a...)
-		return 126
+		return 126, false
 	}
 	if len(args) < 4 {
 		return fail("started by cordon itself, not by hand")
@@ -186,15 +201,35 @@ func LayerMain(args []string) int {
 	if err := m.apply(); err != nil {
 		return fail("%v", err)
 	}
-	if err := dropCapabilities(true); err != nil {
-		return fail("%v", err)
-	}
 	// The resource limits go on the program alone (bwrap does not get
 	// them with layers): under a memory limit the Go runtime of this
 	// process, and of the forwarder, could not start.
 	path, argv := args[2], args[3:]
+	// The session's keeper (straight, or behind the forwarder) goes on
+	// in this process when every thread can drop the capabilities, and
+	// no memory limit would fall on a runtime already running; anything
+	// else is executed, this thread alone having dropped them.
+	keeper := keeperHere(path) || filepath.Base(path) == NetRole && len(argv) >= 5 && keeperHere(argv[4])
+	if keeper && p.Limits.Memory == 0 {
+		err := dropCapabilitiesEverywhere()
+		if err != nil && !errors.Is(err, errNoAllThreads) {
+			return fail("%v", err)
+		}
+		inProcess = err == nil
+	}
+	if !inProcess {
+		if err := dropCapabilities(true); err != nil {
+			return fail("%v", err)
+		}
+	}
 	if filepath.Base(path) == NetRole {
-		return NetMain(argv) // in this process: one start fewer; it sets the limits
+		return netMain(argv) // in this process: one start fewer; it sets the limits
+	}
+	if inProcess {
+		if err := continueAs(argv, os.Environ(), p.Limits); err != nil {
+			return fail("%v", err)
+		}
+		return 0, true
 	}
 	err = execLimited(path, argv, os.Environ(), p.Limits)
 	if errors.Is(err, unix.ENOENT) {

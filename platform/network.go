@@ -22,6 +22,13 @@ import (
 // as a hard link or a copy).
 const NetRole = "cordon-netfwd"
 
+// KeeperRole is the base name of a session keeper's link to cordon
+// (package sessionbox's role). On Linux it is the one program the
+// caches' layers' role (and the forwarder's, run by it) go on as in
+// their own process instead of executing it, where that leaves what
+// the exec would (see continueAs).
+const KeeperRole = "cordon-keeper"
+
 // RoleLink returns a symbolic link named role to this binary, in the
 // state directory (read-only in every sandbox), made when missing: a
 // sandbox runs cordon in that role through it.

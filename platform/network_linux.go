@@ -378,15 +378,22 @@ func loopbackHex(addr string) bool {
 // NetMain is cordon inside the sandbox as NetRole (see there). It
 // returns only on failure.
 func NetMain(args []string) int {
-	fail := func(format string, a ...any) int {
+	code, _ := netMain(args)
+	return code
+}
+
+// netMain is NetMain; goOn says that this process goes on as the
+// program, the session's keeper, without an exec (see layerMain).
+func netMain(args []string) (code int, goOn bool) {
+	fail := func(format string, a ...any) (int, bool) {
 		fmt.Fprintf(os.Stderr, "cordon: the network forwarder: "+format+"\n", a...)
-		return 126
+		return 126, false
 	}
 	switch {
 	case len(args) == 4 && args[1] == "serve":
-		return serveForward(args[2], args[3])
+		return serveForward(args[2], args[3]), false
 	case len(args) == 4 && args[1] == "connect":
-		return connect(args[2], args[3])
+		return connect(args[2], args[3]), false
 	case len(args) < 6:
 		return fail("started by cordon itself, not by hand")
 	}
@@ -458,7 +465,14 @@ func NetMain(args []string) int {
 	if err != nil {
 		return fail("cannot start: %v; nothing was run", err)
 	}
-	err = execLimited(path, argv, WithProxyEnv(os.Environ(), addr, link), l)
+	env := WithProxyEnv(os.Environ(), addr, link)
+	if inProcess && keeperHere(path) && l.Memory == 0 {
+		if err := continueAs(argv, env, l); err != nil {
+			return fail("cannot run %s: %v", path, err)
+		}
+		return 0, true
+	}
+	err = execLimited(path, argv, env, l)
 	return fail("cannot run %s: %v", path, err)
 }
 

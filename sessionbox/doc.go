@@ -28,12 +28,16 @@
 // another sandbox; it never runs in one made for a looser policy.
 package sessionbox
 
+import "github.com/cordonsh/cordon/platform"
+
 // The hidden roles (argv[0]) of cordon re-executed.
 const (
 	// ManagerRole is the session's manager, on the host.
 	ManagerRole = "cordon-session"
 	// KeeperRole is the session's keeper, inside the sandbox. bwrap
 	// before 0.9 cannot set argv[0]: the keeper is run through a
-	// symbolic link of that name, so its base name is the role.
-	KeeperRole = "cordon-keeper"
+	// symbolic link of that name, so its base name is the role. (With
+	// the caches' layers it is the layers' process gone on as the
+	// keeper: see platform.KeeperRole.)
+	KeeperRole = platform.KeeperRole
 )

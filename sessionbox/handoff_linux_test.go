@@ -2,6 +2,7 @@ package sessionbox
 
 import (
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -28,7 +29,21 @@ func BenchmarkHandOff(b *testing.B) {
 	defer null.Close()
 	fd := int(null.Fd())
 	env := append(os.Environ(), "CORDON_BENCH=1")
-	k := &keeper{}
+	// The keeper forks from one thread (see KeeperMain).
+	k := &keeper{forks: make(chan func())}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		runtime.LockOSThread()
+		for {
+			select {
+			case fork := <-k.forks:
+				fork()
+			case <-stop:
+				return
+			}
+		}
+	}()
 	b.ReportAllocs()
 	for b.Loop() {
 		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +38,7 @@ func KeeperMain(args []string) int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return 126
 	}
-	k := &keeper{ctl: ctl, acks: map[int]chan string{}}
+	k := &keeper{ctl: ctl, acks: map[int]chan string{}, forks: make(chan func())}
 	// Started through the network forwarder's role (the allowlist: a
 	// network of the sandbox's own), the keeper has the forwarder in
 	// ALL_PROXY, which the role always sets.
@@ -47,6 +48,29 @@ func KeeperMain(args []string) int {
 	if k.tell("ready") != nil {
 		return 126
 	}
+	// The commands are started from this goroutine's thread, the one
+	// the keeper started on: the caches' layers' process that goes on as
+	// the keeper (platform.LayerRole) made its mount namespace, with the
+	// layers, on that thread alone (a thread's mount namespace is its
+	// own); its runtime's other threads may be in bwrap's. The control
+	// socket is read on another goroutine.
+	runtime.LockOSThread()
+	done := make(chan int, 1)
+	go func() { done <- k.receive() }()
+	for {
+		select {
+		case code := <-done:
+			return code
+		case fork := <-k.forks:
+			fork()
+		}
+	}
+}
+
+// receive reads the manager's messages on the control socket until it
+// is gone: the connections to serve, and its answers to "-".
+func (k *keeper) receive() int {
+	ctl := k.ctl
 	oob := make([]byte, unix.CmsgSpace(4))
 	buf := make([]byte, 128)
 	for {
@@ -71,13 +95,15 @@ func KeeperMain(args []string) int {
 
 // A keeper starts commands in the sandbox it runs in.
 type keeper struct {
-	ctl  int
-	mu   sync.Mutex // one write to ctl at a time
-	fork sync.Mutex // one umask change at a time
+	ctl int
+	mu  sync.Mutex // one write to ctl at a time
 	// acks are where the manager's answers to "-SEQ" go, by SEQ: its
 	// shim's token when the manager has left it nothing to do, or "".
 	acksMu sync.Mutex
 	acks   map[int]chan string
+	// forks runs each function on the thread the keeper started on
+	// (see KeeperMain).
+	forks chan func()
 	// proxy is the forwarder's address with the network allowlist.
 	proxy string
 	seq   int // the connections received
@@ -229,14 +255,21 @@ func (k *keeper) start(req *request, fds []int) (int, error) {
 		// proxy variables the keeper got from the forwarder's role.
 		env = platform.WithProxyEnv(env, k.proxy, filepath.Join(filepath.Dir(os.Args[0]), platform.NetRole))
 	}
-	k.fork.Lock()
-	defer k.fork.Unlock()
-	old := syscall.Umask(req.Umask)
-	defer syscall.Umask(old)
-	return syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
-		Dir: req.Dir, Env: env, Files: files,
-		Sys: &syscall.SysProcAttr{Setpgid: true},
-	})
+	var pid int
+	var err error
+	forked := make(chan struct{})
+	k.forks <- func() {
+		defer close(forked)
+		// (The umask is the thread's too, with its mount namespace.)
+		old := syscall.Umask(req.Umask)
+		defer syscall.Umask(old)
+		pid, err = syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
+			Dir: req.Dir, Env: env, Files: files,
+			Sys: &syscall.SysProcAttr{Setpgid: true},
+		})
+	}
+	<-forked
+	return pid, err
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
