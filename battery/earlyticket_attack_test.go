@@ -140,17 +140,7 @@ func TestSessionEarlyTicketPersonWhilePrepared(t *testing.T) {
 	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
 		r := newSessionRig(t, backend)
 		r.inSession(true)
-		state := filepath.Join(r.home, ".local", "state", "cordon")
-		pres, _ := filepath.Glob(filepath.Join(state, "sessions", "*.pre"))
-		if len(pres) != 1 {
-			t.Fatalf("want the session's one prepare socket, got %q", pres)
-		}
-		dir, err := os.Open(filepath.Dir(pres[0]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer dir.Close()
-		pre := fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(pres[0]))
+		state, pre := prepareSocket(t, r)
 		envrc := filepath.Join(r.ws, ".envrc")
 		// Until the edit was made while the ticket was held (a loaded
 		// machine may see it given back first).

@@ -3,7 +3,6 @@
 package battery
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -29,36 +28,8 @@ func TestSessionEarlyTicket(t *testing.T) {
 		r := newSessionRig(t, backend)
 		python := needPython(t)
 		r.inSession(true)
-		state := filepath.Join(r.home, ".local", "state", "cordon")
-		pres, _ := filepath.Glob(filepath.Join(state, "sessions", "*.pre"))
-		if len(pres) != 1 {
-			t.Fatalf("want the session's one prepare socket, got %q", pres)
-		}
-		// (Its path is longer than a socket's address takes: through the
-		// directory's descriptor.)
-		dir, err := os.Open(filepath.Dir(pres[0]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer dir.Close()
-		pre := fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(pres[0]))
-		tickets := func() int {
-			ledgers, _ := filepath.Glob(filepath.Join(state, "guard", "*.json"))
-			n := 0
-			for _, l := range ledgers {
-				data, err := os.ReadFile(l)
-				if err != nil {
-					continue
-				}
-				var v struct {
-					Active []json.RawMessage `json:"active"`
-				}
-				if json.Unmarshal(data, &v) == nil {
-					n += len(v.Active)
-				}
-			}
-			return n
-		}
+		state, pre := prepareSocket(t, r)
+		tickets := func() int { return heldTickets(state) }
 		wait := func(what string, want int, within time.Duration) {
 			t.Helper()
 			for start := time.Now(); tickets() != want; time.Sleep(20 * time.Millisecond) {
@@ -143,4 +114,23 @@ func TestSessionEarlyTicket(t *testing.T) {
 			t.Logf("the next command did not say what was put back: %q", errs)
 		}
 	})
+}
+
+// prepareSocket returns the state directory of the session rig r, whose
+// session runs, and a path to connect to its one prepare socket by (the
+// socket's own is longer than a socket's address takes: through its
+// directory's descriptor, open until the test ends).
+func prepareSocket(t *testing.T, r *sessionRig) (state, pre string) {
+	t.Helper()
+	state = filepath.Join(r.home, ".local", "state", "cordon")
+	pres, _ := filepath.Glob(filepath.Join(state, "sessions", "*.pre"))
+	if len(pres) != 1 {
+		t.Fatalf("want the session's one prepare socket, got %q", pres)
+	}
+	dir, err := os.Open(filepath.Dir(pres[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dir.Close() })
+	return state, fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(pres[0]))
 }
