@@ -187,12 +187,14 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 		return "", nil, err
 	}
 	a := agentOnce()
-	id := "session " + o.Session
-	if o.Session == "" {
-		if a == nil {
+	// The id and agent part the prepare socket's name holds too
+	// (sessionID): one derivation for both.
+	id, agent, found := sessionID(o.Session, a)
+	if !found {
+		if o.Session == "" {
 			return "", nil, errors.New("no agent process found")
 		}
-		id = fmt.Sprintf("agent %d %s", a.Pid, a.Start)
+		id = "session " + o.Session
 	}
 	p := *o.Policy
 	p.Env = nil // the command's, sent with it
@@ -203,10 +205,10 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// the first left running out of its reach). The session keeps its
 	// first command's bound, which is the strictest: for one agent the
 	// bound only moves later as the agent ages.
-	agent := fmt.Sprint(p.AgentSince)
-	if a != nil {
-		agent = fmt.Sprintf("%d %s", a.Pid, a.Start)
+	if found {
 		p.AgentSince = 0
+	} else {
+		agent = fmt.Sprint(p.AgentSince)
 	}
 	// Not the sockets found at the start in scratch space and the home
 	// directory (an app's, a test run's, a database's, *.sock in /tmp):
@@ -262,8 +264,8 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	}
 	o.id, o.parts = id, keyParts(o.Backend.Name(), &p, agent)
 	o.brokerKey = brokerKey(secret, id)
-	if sid, sagent, ok := sessionID(o.Session, a); ok && o.Workspace != "" {
-		o.prepare = preparePath(dir, secret, sid, sagent, o.Workspace)
+	if found && o.Workspace != "" {
+		o.prepare = preparePath(dir, secret, id, agent, o.Workspace)
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy, agent)
