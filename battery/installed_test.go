@@ -205,9 +205,11 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 				args = slices.Insert(args, 1, "-warm")
 			}
 			c := &exec.Cmd{Path: agent, Args: args, Dir: e.ws, Env: env}
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
 			out, err := c.Output()
 			if string(out) != "Now using node v20.11.1\nv20.11.1\nrc=0\n" {
-				t.Errorf("nvm.sh sourced inside the sandbox (a later command: %v): %v, stdout %q", warm, err, out)
+				t.Errorf("nvm.sh sourced inside the sandbox (a later command: %v): %v, stdout %q, stderr %q", warm, err, out, stderr.String())
 			}
 		}
 		// A version manager's setup, sourced: functions the judge

@@ -5,7 +5,6 @@ package platform
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -65,8 +64,7 @@ func (s *spawn) start() (*Child, error) {
 	c := &Child{done: make(chan childEnd, 1)}
 	pids := make(chan int, 1)
 	var current atomic.Int64 // the pid signals go to: it changes when started again
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
+	goLocked(func() { // never unlocked: see above
 		pid, err := s.run(started)
 		if err != nil {
 			return
@@ -107,7 +105,7 @@ func (s *spawn) start() (*Child, error) {
 			ws = s.status(ws)
 		}
 		c.done <- childEnd{code: shellStatus(ws), raw: uint32(ws)}
-	}()
+	})
 	if err := <-started; err != nil {
 		return nil, err
 	}

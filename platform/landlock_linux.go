@@ -157,12 +157,9 @@ func (l *landlockBackend) Exec(path string, argv, env []string, dir string) erro
 	}
 	release()
 	errc := make(chan error, 1)
-	go func() {
-		// Never unlocked: on failure the goroutine ends locked, and the
-		// runtime ends the half-confined thread with it.
-		runtime.LockOSThread()
-		errc <- l.confineAndExec(path, argv, env, dir)
-	}()
+	// Never unlocked: on failure the goroutine ends locked, and the
+	// runtime ends the half-confined thread with it.
+	goLocked(func() { errc <- l.confineAndExec(path, argv, env, dir) })
 	return <-errc
 }
 
@@ -492,8 +489,7 @@ func kernelRelease() string {
 // by making one on a thread that is then thrown away.
 func probeMountNamespace() error {
 	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+	goLocked(func() { // never unlocked: the thread ends with the goroutine
 		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 			errc <- fmt.Errorf("unshare(CLONE_NEWNS): %w (a container without CAP_SYS_ADMIN?)", err)
 			return
@@ -503,7 +499,7 @@ func probeMountNamespace() error {
 			return
 		}
 		errc <- nil
-	}()
+	})
 	return <-errc
 }
 
