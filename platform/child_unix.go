@@ -64,7 +64,8 @@ func (s *spawn) start() (*Child, error) {
 	c := &Child{done: make(chan childEnd, 1)}
 	pids := make(chan int, 1)
 	var current atomic.Int64 // the pid signals go to: it changes when started again
-	goLocked(func() { // never unlocked: see above
+	// Never unlocked: see above.
+	goLocked(func() {
 		pid, err := s.run(started)
 		if err != nil {
 			return

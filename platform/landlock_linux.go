@@ -489,7 +489,8 @@ func kernelRelease() string {
 // by making one on a thread that is then thrown away.
 func probeMountNamespace() error {
 	errc := make(chan error, 1)
-	goLocked(func() { // never unlocked: the thread ends with the goroutine
+	// Never unlocked: the thread ends with the goroutine.
+	goLocked(func() {
 		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 			errc <- fmt.Errorf("unshare(CLONE_NEWNS): %w (a container without CAP_SYS_ADMIN?)", err)
 			return
