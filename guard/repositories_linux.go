@@ -31,7 +31,7 @@ func roots(ws string) (out []platform.NestedRepo, more bool) {
 	if fi, err := os.Lstat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
 		out = append(out, platform.NestedRepo{Root: ws, GitDir: filepath.Join(ws, ".git")})
 	}
-	nested, more := platform.NestedRepos(ws)
+	nested, more := platform.NestedRepos(ws, "")
 	out = append(out, nested...)
 	bare, moreBare := bareRoots(ws, out)
 	return append(out, bare...), more || moreBare

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/cordonsh/cordon/internal/gitindex"
 )
 
 // Repositories inside the workspace run code on the host too: its index's
@@ -76,7 +74,7 @@ func repositories(ws string) []string {
 	if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
 		return roots
 	}
-	nested, _ := NestedRepos(ws)
+	nested, _ := NestedRepos(ws, "")
 	for _, n := range nested {
 		if filepath.Dir(n.Root) == ws {
 			roots = append(roots, n.Root)
@@ -88,8 +86,10 @@ func repositories(ws string) []string {
 // NestedRepos returns the repositories inside the workspace ws, ws
 // itself left out: first those its index names as gitlinks, at any
 // depth, then those directly in it; at most maxNested, and the second
-// result is true when there were more.
-func NestedRepos(ws string) ([]NestedRepo, bool) {
+// result is true when there were more. The index's gitlinks are kept in
+// directory keep, which no command may write ("" keeps nothing; see
+// gitlinks.go).
+func NestedRepos(ws, keep string) ([]NestedRepo, bool) {
 	var out []NestedRepo
 	more := false
 	add := func(dir string) {
@@ -106,8 +106,7 @@ func NestedRepos(ws string) ([]NestedRepo, bool) {
 		}
 		out = append(out, n)
 	}
-	links, _ := gitindex.Gitlinks(filepath.Join(ws, ".git", "index"))
-	for _, l := range links {
+	for _, l := range gitlinks(filepath.Join(ws, ".git", "index"), keep) {
 		rel := filepath.FromSlash(l)
 		if !filepath.IsLocal(rel) {
 			continue

@@ -421,7 +421,13 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		p.RootGitConfig = relative(s.GitConfig)
 		p.Regenerable = RegenerableNames(s.Regenerable)
 		if isRepo {
-			nested, _ := NestedRepos(ws)
+			// The index's answer kept with the policy cache (gitlinks.go),
+			// where commands cannot write.
+			keep := ""
+			if keepable(cacheDir, p) {
+				keep = cacheDir
+			}
+			nested, _ := NestedRepos(ws, keep)
 			for _, n := range nested {
 				p.Guarded = append(p.Guarded, n.Guarded(p.RootGuarded)...)
 				p.GitConfig = append(p.GitConfig, n.Places(p.RootGitConfig)...)

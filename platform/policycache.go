@@ -374,11 +374,7 @@ type listing struct {
 // there is none to use: no dir, no witnesses on this system, or a dir
 // that p lets commands write.
 func openPolicyCache(dir string, p *Policy) *policyCache {
-	if dir == "" || !filepath.IsAbs(dir) || !canStamp {
-		return nil
-	}
-	real := realPath(dir)
-	if slices.ContainsFunc(p.WritableRoots(), func(w string) bool { return Within(real, w) }) {
+	if !keepable(dir, p) {
 		return nil
 	}
 	c := &policyCache{
@@ -388,6 +384,18 @@ func openPolicyCache(dir string, p *Policy) *policyCache {
 	}
 	c.old = readCache(c.file)
 	return c
+}
+
+// keepable reports whether directory dir may hold what a policy's
+// making keeps for the next (the cache, the index's gitlinks): it is
+// outside every directory a sandbox made from p lets commands write, and
+// files can be stamped here.
+func keepable(dir string, p *Policy) bool {
+	if dir == "" || !filepath.IsAbs(dir) || !canStamp {
+		return false
+	}
+	real := realPath(dir)
+	return !slices.ContainsFunc(p.WritableRoots(), func(w string) bool { return Within(real, w) })
 }
 
 // cacheFile is the cache file in dir for a workspace and a home.

@@ -190,7 +190,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 		below = belowRoot(ws, repo, classes.AutoRun, classes.Regenerable, since)
 	}
 	var roots []string
-	nested, _ := platform.NestedRepos(ws)
+	nested, _ := platform.NestedRepos(ws, "")
 	for _, n := range nested {
 		roots = append(roots, n.Root)
 	}
