@@ -81,7 +81,7 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 	// same stamps after the read as before it.
 	vouched := stamps != "" && filestamp.Unwritten(f) &&
 		!slices.ContainsFunc(shared, func(s *os.File) bool { return !filestamp.Unwritten(s) })
-	links, err := gitindex.Read(f, shared)
+	links, err := gitindex.From(index, f, shared)
 	if err != nil || !vouched || indexStamps(index, f, shared, now) != stamps {
 		return links
 	}

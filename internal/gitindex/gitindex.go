@@ -44,6 +44,13 @@ func Gitlinks(path string) ([]string, error) {
 	defer f.Close()
 	shared := OpenShared(filepath.Dir(path))
 	defer closeAll(shared)
+	return From(path, f, shared)
+}
+
+// From is [Gitlinks] of the index file at path, open as f and not yet
+// read, with the shared indexes beside it (open, [OpenShared]): what is
+// read is what those files hold, whatever happens to the names meanwhile.
+func From(path string, f *os.File, shared []*os.File) ([]string, error) {
 	key := filesKey(path, f, shared)
 	last.Lock()
 	if key != "" && last.key == key {
