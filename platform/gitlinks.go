@@ -52,7 +52,7 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 	// Each file opened once: what is read is what is stamped, whatever
 	// a command does to the names meanwhile (an index that is a link,
 	// pointed elsewhere while it is read and back).
-	f, err := os.Open(index)
+	f, err := gitindex.Open(index)
 	if err != nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,6 +124,35 @@ func TestGitlinksKeptLinkSwapped(t *testing.T) {
 		point(moved)
 		if got := gitlinksAt(index, keep, later); !slices.Equal(got, []string{"sub"}) {
 			t.Fatalf("the index with gitlink sub, once pointed elsewhere while read: gitlinks %q, want [sub]", got)
+		}
+	}
+}
+
+// TestNestedReposIndexFIFO checks that an index a command replaced with
+// a named pipe (or a shared index beside it) does not stop the process
+// that reads it: opening a pipe to read waits for a writer, and the shim
+// or a session's manager would wait for good (its guard's look at the
+// workspace with it).
+func TestNestedReposIndexFIFO(t *testing.T) {
+	ws, index := gitlinksRepo(t)
+	keep := filepath.Join(t.TempDir(), "state")
+	for _, fifo := range []string{filepath.Join(ws, ".git", "sharedindex."+strings.Repeat("0", 40)), index} {
+		os.Remove(fifo)
+		if err := unix.Mkfifo(fifo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"", keep} {
+			done := make(chan struct{})
+			go func() { NestedRepos(ws, k); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				// Let it go: a writer that closes at once.
+				if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					f.Close()
+				}
+				t.Fatalf("keep %q: NestedRepos waits on the pipe %s", k, fifo)
+			}
 		}
 	}
 }

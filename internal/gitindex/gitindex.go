@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cordonsh/cordon/internal/filestamp"
@@ -37,7 +38,7 @@ const modeGitlink = 0o160000
 // ([filestamp.OfFile]: not changed just now, and nothing holds them open
 // for writing, [filestamp.Unwritten]).
 func Gitlinks(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -91,13 +92,28 @@ var last struct {
 	links []string
 }
 
+// Open opens the index file at path to read: a regular file, never
+// waited for (a command can leave a named pipe in its place, which an
+// open to read would wait on for good).
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errBad
+	}
+	return f, nil
+}
+
 // OpenShared opens the shared indexes in the git directory dir
 // (sharedindex.*), those that can be opened.
 func OpenShared(dir string) []*os.File {
 	names, _ := filepath.Glob(filepath.Join(dir, "sharedindex.*"))
 	var out []*os.File
 	for _, n := range names {
-		if f, err := os.Open(n); err == nil {
+		if f, err := Open(n); err == nil {
 			out = append(out, f)
 		}
 	}
