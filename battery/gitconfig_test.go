@@ -475,6 +475,25 @@ func TestGitNestedRepository(t *testing.T) {
 	})
 }
 
+// TestGitNestedRepositoryJunkSharedIndex: a file a command puts among
+// the shared indexes (.git/sharedindex.*), which the host's git never
+// reads unless the index names it, does not hide the index's gitlinks
+// from the guard: a program planted in a nested clone committed as one
+// never runs on the host.
+func TestGitNestedRepositoryJunkSharedIndex(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		marker := filepath.Join(b.base, "pwned")
+		b.run("off", "set -e; mkdir -p node_modules/jj/sub && cd node_modules/jj/sub && git init -q && git commit -q --allow-empty -m x && cd ../../.. && git add -f node_modules/jj/sub && "+
+			"echo junk > .git/sharedindex.0000000000000000000000000000000000000000 && git config -f node_modules/jj/sub/.git/config core.fsmonitor 'touch "+marker+"'")
+		b.run("off", "git config -f node_modules/jj/sub/.git/config core.fsmonitor 'touch "+marker+"'")
+		b.host("git status >/dev/null 2>&1; git -C node_modules/jj/sub status >/dev/null 2>&1; true")
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the person's git ran a program a command planted in a nested repository a junk shared index hid from the guard")
+		}
+	})
+}
+
 // TestGitNewWorkspaceRepository: a workspace that is no repository yet
 // (a new project) made one by a command gets no hook and no key that
 // runs a program.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cordonsh/cordon/internal/gitindex"
 )
 
 // What a snapshot keeps of references a command would drop (the stash,
@@ -111,7 +113,9 @@ func (r *Repo) WriteTreeAside(objects string) (string, error) {
 		defer os.RemoveAll(dir)
 		objects = dir
 	}
-	src, err := os.Open(filepath.Join(r.gitDir, "index"))
+	// (A regular file, not waited for: a command can leave a named pipe
+	// or a link to a device in its place.)
+	src, err := gitindex.Open(filepath.Join(r.gitDir, "index"))
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,10 @@ import (
 // the shared indexes it is split from (device, inode, size, modification
 // and change times, which no unprivileged process can set back; git
 // replaces the index whole when it writes it); a later process uses it
-// while every stamp is the same. An index changed less than
+// while every stamp is the same. It is kept only when nothing held those
+// files open for writing as they were read: a writable mapping made
+// before changes their content without moving their stamps
+// ([filestamp.Unwritten]). An index changed less than
 // [filestamp.Margin] before could change again within a clock tick
 // unseen: it is read every time, not kept. The kept file is read only
 // when it is the user's own and no one else's to read or write; one
@@ -45,7 +49,21 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 		links, _ := gitindex.Gitlinks(index)
 		return links
 	}
-	stamps := indexStamps(index, now)
+	// Each file opened once: what is read is what is stamped, whatever
+	// a command does to the names meanwhile (an index that is a link,
+	// pointed elsewhere while it is read and back).
+	f, err := gitindex.Open(index)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	shared := gitindex.OpenShared(filepath.Dir(index))
+	defer func() {
+		for _, s := range shared {
+			s.Close()
+		}
+	}()
+	stamps := indexStamps(index, f, shared, now)
 	file := filepath.Join(keep, gitlinksDir, keptName(index))
 	if stamps != "" {
 		if data, ok := ReadOwnFile(file, maxGitlinksFile); ok {
@@ -57,10 +75,14 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 			}
 		}
 	}
-	links, err := gitindex.Gitlinks(index)
-	// Kept only when the index read is the one stamped: the same stamps
-	// after the read as before it.
-	if err != nil || stamps == "" || indexStamps(index, now) != stamps {
+	// Kept only when nothing holds the files open for writing (a mapping
+	// made earlier writes without moving their stamps, see
+	// filestamp.Unwritten), and the index read is the one stamped: the
+	// same stamps after the read as before it.
+	vouched := stamps != "" && filestamp.Unwritten(f) &&
+		!slices.ContainsFunc(shared, func(s *os.File) bool { return !filestamp.Unwritten(s) })
+	links, err := gitindex.From(index, f, shared)
+	if err != nil || !vouched || indexStamps(index, f, shared, now) != stamps {
 		return links
 	}
 	data := stamps + "\n" + strings.Join(links, "\x00")
@@ -70,24 +92,18 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 	return links
 }
 
-// indexStamps is one line naming the index file at index and the
-// shared indexes beside it, each by its stamp at now; "" when one of
-// them has none (missing, or changed too recently).
-func indexStamps(index string, now time.Time) string {
+// indexStamps is one line naming the index file at index (open as f)
+// and the shared indexes beside it (open), each by its stamp at now; ""
+// when one of them has none (changed too recently).
+func indexStamps(index string, f *os.File, shared []*os.File, now time.Time) string {
 	var b strings.Builder
-	b.WriteString("gitlinks 1 " + strconv.Quote(index))
-	shared, _ := filepath.Glob(filepath.Join(filepath.Dir(index), "sharedindex.*"))
-	for _, p := range append([]string{index}, shared...) {
-		f, err := os.Open(p)
-		if err != nil {
-			return ""
-		}
-		s := filestamp.OfFile(f, now)
-		f.Close()
+	b.WriteString("gitlinks 2 " + strconv.Quote(index))
+	for _, g := range append([]*os.File{f}, shared...) {
+		s := filestamp.OfFile(g, now)
 		if s == "" {
 			return ""
 		}
-		b.WriteString(" " + strconv.Quote(filepath.Base(p)) + " " + s)
+		b.WriteString(" " + strconv.Quote(filepath.Base(g.Name())) + " " + s)
 	}
 	return b.String()
 }

@@ -121,3 +121,44 @@ func TestGitlinksKeptOutsideWritable(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedReposWorktree checks that the gitlinks of a workspace whose
+// .git is a file (a linked worktree) are read from the index git uses,
+// in the git directory that file names: a nested clone committed there
+// as a gitlink, below the workspace's top level, is one the host's git
+// status goes into.
+func TestNestedReposWorktree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	main := t.TempDir()
+	gitIndex(t, main, "", "init", "-q")
+	gitIndex(t, main, "", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first")
+	ws := filepath.Join(t.TempDir(), "wt")
+	gitIndex(t, main, "", "worktree", "add", "-q", ws)
+	gitIndex(t, ws, "", "init", "-q", filepath.Join("vendor", "dep"))
+	gitIndex(t, ws, "160000 "+strings.Repeat("cd", 20)+"\tvendor/dep\n", "update-index", "--add", "--index-info")
+	nested, _ := NestedRepos(ws, "")
+	if !slices.ContainsFunc(nested, func(n NestedRepo) bool { return n.Root == filepath.Join(ws, "vendor", "dep") }) {
+		t.Errorf("a worktree's gitlink vendor/dep, a nested clone: not among its nested repositories %v", nested)
+	}
+}
+
+// TestNestedReposJunkSharedIndex checks that a file a command puts
+// among the shared indexes (.git/sharedindex.*), which git never reads
+// unless the index names it, does not hide the index's gitlinks.
+func TestNestedReposJunkSharedIndex(t *testing.T) {
+	ws, _ := gitlinksRepo(t)
+	gitIndex(t, ws, "", "init", "-q", filepath.Join("vendor", "dep"))
+	gitIndex(t, ws, "160000 "+strings.Repeat("ef", 20)+"\tvendor/dep\n", "update-index", "--add", "--index-info")
+	if err := os.WriteFile(filepath.Join(ws, ".git", "sharedindex."+strings.Repeat("0", 40)), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIndex(t, ws, "", "status", "--short") // git itself does not mind it
+	for _, keep := range []string{"", filepath.Join(t.TempDir(), "state")} {
+		nested, _ := NestedRepos(ws, keep)
+		if !slices.ContainsFunc(nested, func(n NestedRepo) bool { return n.Root == filepath.Join(ws, "vendor", "dep") }) {
+			t.Errorf("keep %q: with a junk shared index, the gitlink vendor/dep is not among the nested repositories %v", keep, nested)
+		}
+	}
+}

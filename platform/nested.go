@@ -106,7 +106,7 @@ func NestedRepos(ws, keep string) ([]NestedRepo, bool) {
 		}
 		out = append(out, n)
 	}
-	for _, l := range gitlinks(filepath.Join(ws, ".git", "index"), keep) {
+	for _, l := range gitlinks(indexFile(ws), keep) {
 		rel := filepath.FromSlash(l)
 		if !filepath.IsLocal(rel) {
 			continue
@@ -134,6 +134,30 @@ func NestedRepos(ws, keep string) ([]NestedRepo, bool) {
 		}
 	}
 	return out, more
+}
+
+// indexFile is the index file of the repository at ws, where git finds
+// it: in its .git directory, or in the git directory its .git file
+// names (a linked worktree's, a submodule's), as the host's git reads
+// it there whatever the file says.
+func indexFile(ws string) string {
+	dotgit := filepath.Join(ws, ".git")
+	if fi, err := os.Stat(dotgit); err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return filepath.Join(dotgit, "index")
+	}
+	data, err := os.ReadFile(dotgit)
+	if err != nil {
+		return filepath.Join(dotgit, "index")
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+	if !ok || t == "" {
+		return filepath.Join(dotgit, "index")
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(ws, t)
+	}
+	return filepath.Join(t, "index")
 }
 
 // nestedRepo describes the repository at dir inside ws, if there is

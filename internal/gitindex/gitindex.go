@@ -16,6 +16,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cordonsh/cordon/internal/filestamp"
 )
 
 // maxEntries bounds the entries read from one index (a repository of
@@ -27,23 +31,28 @@ const modeGitlink = 0o160000
 
 // Gitlinks returns the paths (relative to the top level, slash
 // separated) of the gitlinks in the index file at path. The last answer
-// is kept for as long as the file is the same one, unchanged (git
-// replaces the index whole, with a new inode, when it writes it): a
-// process that asks several times reads it once.
+// is kept for as long as the file and the shared indexes beside it are
+// the same ones, unchanged (git replaces an index whole, with a new
+// inode, when it writes it): a process that asks several times reads it
+// once. It is kept only when their stamps vouch for their content
+// ([filestamp.OfFile]: not changed just now, and nothing holds them open
+// for writing, [filestamp.Unwritten]).
 func Gitlinks(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	key := fileKey(fi)
-	if key != "" {
-		key = path + " " + key
-	}
+	shared := OpenShared(filepath.Dir(path))
+	defer closeAll(shared)
+	return From(path, f, shared)
+}
+
+// From is [Gitlinks] of the index file at path, open as f and not yet
+// read, with the shared indexes beside it (open, [OpenShared]): what is
+// read is what those files hold, whatever happens to the names meanwhile.
+func From(path string, f *os.File, shared []*os.File) ([]string, error) {
+	key := filesKey(path, f, shared)
 	last.Lock()
 	if key != "" && last.key == key {
 		links := slices.Clone(last.links)
@@ -51,8 +60,9 @@ func Gitlinks(path string) ([]string, error) {
 		return links, nil
 	}
 	last.Unlock()
-	links, err := read(f)
-	if err == nil {
+	vouched := key != "" && filestamp.Unwritten(f) && !slices.ContainsFunc(shared, func(s *os.File) bool { return !filestamp.Unwritten(s) })
+	links, err := Read(f, shared)
+	if err == nil && vouched && filesKey(path, f, shared) == key {
 		last.Lock()
 		last.key, last.links = key, slices.Clone(links)
 		last.Unlock()
@@ -60,33 +70,77 @@ func Gitlinks(path string) ([]string, error) {
 	return links, err
 }
 
-// last is Gitlinks' last answer, by the file's path and identity.
+// filesKey names the index file f at path and the shared indexes beside
+// it by their stamps; "" when one has none.
+func filesKey(path string, f *os.File, shared []*os.File) string {
+	now := time.Now()
+	key := path
+	for _, g := range append([]*os.File{f}, shared...) {
+		s := filestamp.OfFile(g, now)
+		if s == "" {
+			return ""
+		}
+		key += "\x00" + filepath.Base(g.Name()) + " " + s
+	}
+	return key
+}
+
+// last is Gitlinks' last answer, by the files' path and stamps.
 var last struct {
 	sync.Mutex
 	key   string
 	links []string
 }
 
-// read reads the index file f and returns its gitlinks, with those of
-// the shared index it is split from (.git/sharedindex.*: over-counted,
-// never under, when the split index removes one).
-func read(f *os.File) ([]string, error) {
+// Open opens the index file at path to read: a regular file, never
+// waited for (a command can leave a named pipe in its place, which an
+// open to read would wait on for good).
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errBad
+	}
+	return f, nil
+}
+
+// OpenShared opens the shared indexes in the git directory dir
+// (sharedindex.*), those that can be opened.
+func OpenShared(dir string) []*os.File {
+	names, _ := filepath.Glob(filepath.Join(dir, "sharedindex.*"))
+	var out []*os.File
+	for _, n := range names {
+		if f, err := Open(n); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// Read reads the index file f, open and not yet read, and returns its
+// gitlinks with those of the shared indexes (open, not yet read) it may
+// be split from (over-counted, never under, when the split index removes
+// one). A shared index that is none is left out: git reads only the one
+// the index names, and fails on a bad one; a command could put any file
+// there, and would otherwise hide every gitlink.
+func Read(f *os.File, shared []*os.File) ([]string, error) {
 	links, err := parse(bufio.NewReaderSize(f, readerSize))
 	if err != nil {
 		return nil, err
 	}
-	shared, _ := filepath.Glob(filepath.Join(filepath.Dir(f.Name()), "sharedindex.*"))
-	for _, sh := range shared {
-		sf, err := os.Open(sh)
-		if err != nil {
-			continue
+	for _, sf := range shared {
+		if more, err := parse(bufio.NewReaderSize(sf, readerSize)); err == nil {
+			links = append(links, more...)
 		}
-		more, err := parse(bufio.NewReaderSize(sf, readerSize))
-		sf.Close()
-		if err != nil {
-			return nil, err
-		}
-		links = append(links, more...)
 	}
 	slices.Sort(links)
 	return slices.Compact(links), nil

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cordonsh/cordon/internal/filestamp"
 )
 
 // TestGitlinks compares Gitlinks with git's own listing, for each index
@@ -160,5 +163,46 @@ func BenchmarkParse(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestGitlinksSharedChanged: the answer kept for a split index is not
+// given once the shared index beside it changed, the index itself the
+// same (git never reads a shared index's checksum: a command can write
+// one in place).
+func TestGitlinksSharedChanged(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	run := func(dir, script string) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
+		}
+	}
+	dir, other := t.TempDir(), t.TempDir()
+	run(dir, "git init -q && git update-index --add --cacheinfo 160000,"+strings.Repeat("cd", 20)+",sub && git update-index --split-index")
+	run(other, "git init -q && git update-index --add --cacheinfo 160000,"+strings.Repeat("ef", 20)+",vendor/dep")
+	shared, _ := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*"))
+	if len(shared) != 1 {
+		t.Fatalf("shared indexes %q", shared)
+	}
+	index := filepath.Join(dir, ".git", "index")
+	time.Sleep(filestamp.Margin + 100*time.Millisecond) // old enough for a stamp
+	if got, err := Gitlinks(index); err != nil || !slices.Equal(got, []string{"sub"}) {
+		t.Fatalf("gitlinks %q, %v; want [sub]", got, err)
+	}
+	data, err := os.ReadFile(filepath.Join(other, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shared[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Gitlinks(index); err != nil || !slices.Contains(got, "vendor/dep") {
+		t.Errorf("after the shared index changed: gitlinks %q, %v; want vendor/dep among them", got, err)
 	}
 }
