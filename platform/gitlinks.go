@@ -5,13 +5,10 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cordonsh/cordon/internal/atomicfile"
-	"github.com/cordonsh/cordon/internal/filestamp"
 	"github.com/cordonsh/cordon/internal/gitindex"
 )
 
@@ -63,11 +60,11 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 			s.Close()
 		}
 	}()
-	stamps := indexStamps(index, f, shared, now)
+	key := gitindex.Key(index, f, shared, now)
 	file := filepath.Join(keep, gitlinksDir, keptName(index))
-	if stamps != "" {
+	if key != "" {
 		if data, ok := ReadOwnFile(file, maxGitlinksFile); ok {
-			if first, rest, ok := strings.Cut(string(data), "\n"); ok && first == stamps {
+			if first, rest, ok := strings.Cut(string(data), "\n"); ok && first == keptVersion+key {
 				if rest == "" {
 					return nil
 				}
@@ -75,38 +72,22 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 			}
 		}
 	}
-	// Kept only when nothing holds the files open for writing (a mapping
-	// made earlier writes without moving their stamps, see
-	// filestamp.Unwritten), and the index read is the one stamped: the
-	// same stamps after the read as before it.
-	vouched := stamps != "" && filestamp.Unwritten(f) &&
-		!slices.ContainsFunc(shared, func(s *os.File) bool { return !filestamp.Unwritten(s) })
-	links, err := gitindex.From(index, f, shared)
-	if err != nil || !vouched || indexStamps(index, f, shared, now) != stamps {
+	// Kept only when the files' stamps vouch for what was read (see
+	// gitindex.From: nothing held them open for writing, whose mapping
+	// writes without moving a stamp, and the same stamps after the read).
+	links, vouched, err := gitindex.From(index, f, shared, now)
+	if err != nil || vouched == "" || vouched != key {
 		return links
 	}
-	data := stamps + "\n" + strings.Join(links, "\x00")
+	data := keptVersion + key + "\n" + strings.Join(links, "\x00")
 	if len(data) <= maxGitlinksFile && os.MkdirAll(filepath.Dir(file), 0o700) == nil {
 		atomicfile.WriteMode(file, []byte(data), 0o600)
 	}
 	return links
 }
 
-// indexStamps is one line naming the index file at index (open as f)
-// and the shared indexes beside it (open), each by its stamp at now; ""
-// when one of them has none (changed too recently).
-func indexStamps(index string, f *os.File, shared []*os.File, now time.Time) string {
-	var b strings.Builder
-	b.WriteString("gitlinks 2 " + strconv.Quote(index))
-	for _, g := range append([]*os.File{f}, shared...) {
-		s := filestamp.OfFile(g, now)
-		if s == "" {
-			return ""
-		}
-		b.WriteString(" " + strconv.Quote(filepath.Base(g.Name())) + " " + s)
-	}
-	return b.String()
-}
+// keptVersion heads a kept answer's first line, before the stamps.
+const keptVersion = "gitlinks 3 "
 
 // keptName is the kept file's name for the index file at index.
 func keptName(index string) string {

@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -45,44 +47,50 @@ func Gitlinks(path string) ([]string, error) {
 	defer f.Close()
 	shared := OpenShared(filepath.Dir(path))
 	defer closeAll(shared)
-	return From(path, f, shared)
+	links, _, err := From(path, f, shared, time.Now())
+	return links, err
 }
 
 // From is [Gitlinks] of the index file at path, open as f and not yet
-// read, with the shared indexes beside it (open, [OpenShared]): what is
-// read is what those files hold, whatever happens to the names meanwhile.
-func From(path string, f *os.File, shared []*os.File) ([]string, error) {
-	key := filesKey(path, f, shared)
+// read, with the shared indexes beside it (open, [OpenShared]), stamped
+// at now: what is read is what those files hold, whatever happens to the
+// names meanwhile. key is their [Key] when their stamps vouch for the
+// answer (the same before and after the read, and nothing held the
+// files open for writing, [filestamp.Unwritten]), else "".
+func From(path string, f *os.File, shared []*os.File, now time.Time) (links []string, key string, err error) {
+	key = Key(path, f, shared, now)
 	last.Lock()
 	if key != "" && last.key == key {
 		links := slices.Clone(last.links)
 		last.Unlock()
-		return links, nil
+		return links, key, nil
 	}
 	last.Unlock()
 	vouched := key != "" && filestamp.Unwritten(f) && !slices.ContainsFunc(shared, func(s *os.File) bool { return !filestamp.Unwritten(s) })
-	links, err := Read(f, shared)
-	if err == nil && vouched && filesKey(path, f, shared) == key {
-		last.Lock()
-		last.key, last.links = key, slices.Clone(links)
-		last.Unlock()
+	links, err = Read(f, shared)
+	if err != nil || !vouched || Key(path, f, shared, now) != key {
+		return links, "", err
 	}
-	return links, err
+	last.Lock()
+	last.key, last.links = key, slices.Clone(links)
+	last.Unlock()
+	return links, key, nil
 }
 
-// filesKey names the index file f at path and the shared indexes beside
-// it by their stamps; "" when one has none.
-func filesKey(path string, f *os.File, shared []*os.File) string {
-	now := time.Now()
-	key := path
+// Key names the index file f at path and the shared indexes beside it
+// (open) by their stamps at now, on one line; "" when one has none
+// ([filestamp.OfFile]: changed too recently).
+func Key(path string, f *os.File, shared []*os.File, now time.Time) string {
+	var b strings.Builder
+	b.WriteString(strconv.Quote(path))
 	for _, g := range append([]*os.File{f}, shared...) {
 		s := filestamp.OfFile(g, now)
 		if s == "" {
 			return ""
 		}
-		key += "\x00" + filepath.Base(g.Name()) + " " + s
+		b.WriteString(" " + strconv.Quote(filepath.Base(g.Name())) + " " + s)
 	}
-	return key
+	return b.String()
 }
 
 // last is Gitlinks' last answer, by the files' path and stamps.
