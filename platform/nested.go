@@ -149,15 +149,26 @@ func indexFile(ws string) string {
 	if err != nil {
 		return filepath.Join(dotgit, "index")
 	}
+	t, ok := pointedGitDir(ws, data)
+	if !ok {
+		return filepath.Join(dotgit, "index")
+	}
+	return filepath.Join(t, "index")
+}
+
+// pointedGitDir is the git directory that data, the content of the .git
+// file of the repository at dir, names on its first line ("gitdir:
+// PATH", relative to dir); false when it names none.
+func pointedGitDir(dir string, data []byte) (string, bool) {
 	line, _, _ := strings.Cut(string(data), "\n")
 	t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
 	if !ok || t == "" {
-		return filepath.Join(dotgit, "index")
+		return "", false
 	}
 	if !filepath.IsAbs(t) {
-		t = filepath.Join(ws, t)
+		t = filepath.Join(dir, t)
 	}
-	return filepath.Join(t, "index")
+	return t, true
 }
 
 // nestedRepo describes the repository at dir inside ws, if there is
@@ -183,13 +194,9 @@ func nestedRepo(ws, dir string) (NestedRepo, bool) {
 		if err != nil || len(data) > 4096 {
 			return NestedRepo{Root: dir, Pointer: true}, true
 		}
-		line, _, _ := strings.Cut(string(data), "\n")
-		t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-		if !ok || t == "" {
+		t, ok := pointedGitDir(dir, data)
+		if !ok {
 			return NestedRepo{Root: dir, Pointer: true}, true
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(dir, t)
 		}
 		target = t
 	}

@@ -397,6 +397,15 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		p.normalize()
 		return p, nil
 	}
+	// keepIn is cacheDir when it may hold what this making keeps for the
+	// next, else "" ([keepable]); asked once the writable roots are all
+	// known, and found once.
+	keepIn := sync.OnceValue(func() string {
+		if keepable(cacheDir, p) {
+			return cacheDir
+		}
+		return ""
+	})
 	if ws != "" {
 		p.Writable = append(p.Writable, ws)
 		_, err := os.Lstat(filepath.Join(ws, ".git"))
@@ -423,11 +432,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		if isRepo {
 			// The index's answer kept with the policy cache (gitlinks.go),
 			// where commands cannot write.
-			keep := ""
-			if keepable(cacheDir, p) {
-				keep = cacheDir
-			}
-			nested, _ := NestedRepos(ws, keep)
+			nested, _ := NestedRepos(ws, keepIn())
 			for _, n := range nested {
 				p.Guarded = append(p.Guarded, n.Guarded(p.RootGuarded)...)
 				p.GitConfig = append(p.GitConfig, n.Places(p.RootGitConfig)...)
@@ -449,7 +454,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	}
 	// What is writable is resolved afresh every time, the rest may come
 	// from the cache: only a place commands cannot write can hold it.
-	c := openPolicyCache(cacheDir, p)
+	c := openPolicyCache(keepIn(), p)
 	var hp *hostPaths
 	if c != nil {
 		hp = c.hostPaths(s, env, p)
@@ -878,13 +883,9 @@ func gitDirs(ws, home string) []string {
 	if err != nil {
 		return nil
 	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-	if !ok || dir == "" {
+	dir, ok := pointedGitDir(ws, data)
+	if !ok {
 		return nil
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(ws, dir)
 	}
 	gitdir := realPath(dir)
 	if !isGitDir(gitdir) {

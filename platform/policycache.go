@@ -371,10 +371,11 @@ type listing struct {
 }
 
 // openPolicyCache returns the cache for p's workspace in dir, or nil when
-// there is none to use: no dir, no witnesses on this system, or a dir
-// that p lets commands write.
+// dir is "": the caller passes only a directory [keepable] for p (no
+// witnesses on this system, or a dir that p lets commands write, is
+// none).
 func openPolicyCache(dir string, p *Policy) *policyCache {
-	if !keepable(dir, p) {
+	if dir == "" {
 		return nil
 	}
 	c := &policyCache{
