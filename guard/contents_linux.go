@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"slices"
+
+	"github.com/cordonsh/cordon/internal/atomicfile"
 )
 
 // The contents a ledger keeps (the trusted bytes of guarded files, git's
@@ -173,10 +175,5 @@ func writeContents(file string, data, old []byte) error {
 		}
 		return nil
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", name, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, name)
+	return atomicfile.Write(name, data)
 }

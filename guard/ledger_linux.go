@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/filelock"
+	"github.com/cordonsh/cordon/internal/atomicfile"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -339,13 +340,7 @@ func (b *book) save() error {
 	if b.read != nil && bytes.Equal(data, b.read) {
 		return nil
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", b.file, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		os.Remove(tmp) // (a full disk left empty ones behind)
-		forget(b.file)
-		return err
-	}
-	if err := os.Rename(tmp, b.file); err != nil {
+	if err := atomicfile.Write(b.file, data); err != nil {
 		forget(b.file)
 		return err
 	}
