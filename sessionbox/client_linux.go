@@ -52,8 +52,12 @@ type Options struct {
 	// id and parts are what the session's key is made of (see socket):
 	// whose session, and a digest of each part a person can name, to
 	// say which changed when a new sandbox replaces one (replaced.go).
+	// The policy's own parts are made from keyed and agent only then
+	// ([Options.allParts]): a later command does not need them.
 	id    string
 	parts map[string]string
+	keyed *platform.Policy
+	agent string
 	// brokerKey makes the session's placeholders: from the session's
 	// secret and id, on the host alone.
 	brokerKey []byte
@@ -100,6 +104,10 @@ func Exec(o *Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// The early ticket's connection made (before the command's: the
+	// manager takes it for this command, not one that may follow), and
+	// no descriptor of this process opened while they are listed.
+	prepareDone()
 	fds := inheritable()
 	if len(fds) > maxFDs {
 		return fmt.Errorf("%d inherited descriptors, more than one message carries", len(fds))
@@ -262,7 +270,7 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	if err := unix.Stat("/proc/self/exe", &self); err != nil {
 		return "", nil, err
 	}
-	o.id, o.parts = id, keyParts(o.Backend.Name(), &p, agent)
+	o.id, o.parts, o.keyed, o.agent = id, map[string]string{}, &p, agent
 	o.brokerKey = brokerKey(secret, id)
 	if found && o.Workspace != "" {
 		o.prepare = preparePath(dir, secret, id, agent, o.Workspace)

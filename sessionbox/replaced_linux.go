@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,6 +52,17 @@ func keyParts(backend string, p *platform.Policy, agent string) map[string]strin
 	}
 }
 
+// allParts is every part of the session's key by name: the policy's
+// ([keyParts]) and the others [Options.socket] noted.
+func (o *Options) allParts() map[string]string {
+	parts := map[string]string{}
+	if o.keyed != nil {
+		parts = keyParts(o.Backend.Name(), o.keyed, o.agent)
+	}
+	maps.Copy(parts, o.parts)
+	return parts
+}
+
 // credentialNames are the variables p's sandbox holds by placeholder.
 func credentialNames(p *platform.Policy) []string {
 	var out []string
@@ -80,12 +92,13 @@ func (o *Options) replaced(sock string) {
 	if o.id == "" {
 		return
 	}
+	parts := o.allParts()
 	sum := sha256.Sum256([]byte(o.id))
 	file := filepath.Join(filepath.Dir(sock), "last-"+hex.EncodeToString(sum[:12])+".json")
 	var last lastKey
 	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &last) == nil && last.Socket != sock && busy(last.Socket) {
 		var changed []string
-		for name, v := range o.parts {
+		for name, v := range parts {
 			if last.Parts[name] != v {
 				changed = append(changed, name)
 			}
@@ -97,7 +110,7 @@ func (o *Options) replaced(sock string) {
 		}
 		fmt.Fprintf(os.Stderr, "cordon: this command runs in a new session sandbox (%s); what the previous one runs in the background (a server started by an earlier command) goes on there, out of reach of the commands from now on, until it is idle\n", why)
 	}
-	if data, err := json.Marshal(lastKey{Socket: sock, Parts: o.parts}); err == nil {
+	if data, err := json.Marshal(lastKey{Socket: sock, Parts: parts}); err == nil {
 		atomicfile.WriteMode(file, data, 0o600)
 	}
 }
