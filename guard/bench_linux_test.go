@@ -170,8 +170,17 @@ func TestReconcileIdle(t *testing.T) {
 	if lines, _ := Reconcile(state, ws); len(lines) != 0 {
 		t.Fatalf("the line was said twice: %q", lines)
 	}
-	// A ticket of a process that is gone: swept.
+	// A ledger cut short (a crash, a full disk) is not taken for an idle
+	// one: read in full, it is found damaged and said to be.
 	data, _ := os.ReadFile(ledgerFile(state, ws))
+	os.WriteFile(ledgerFile(state, ws), data[:len(data)/2], 0o600)
+	if lines, _ := Reconcile(state, ws); len(lines) != 1 || !strings.Contains(lines[0], "could not be read") {
+		t.Fatalf("a damaged ledger: %q", lines)
+	}
+	Hold(state, p)
+	Release(state, ws)
+	// A ticket of a process that is gone: swept.
+	data, _ = os.ReadFile(ledgerFile(state, ws))
 	var l ledger
 	json.Unmarshal(data, &l)
 	l.Active = []ticket{{Pid: 1 << 22, Start: "1"}}

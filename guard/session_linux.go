@@ -166,11 +166,13 @@ func reconcileIdle(stateDir, ws string) ([]string, bool) {
 	if err != nil || bytes.Contains(data, []byte(`"active":`)) {
 		return nil, false // a ticket (or a name that looks like one): read in full
 	}
-	var l struct {
-		Workspace string   `json:"workspace"`
-		Active    []ticket `json:"active"`
-	}
-	if json.Unmarshal(data, &l) != nil || l.Workspace != ws || len(l.Active) > 0 {
+	// Not decoded (a third of a later command's reconcile): the ledger
+	// of ws, as save writes it (json.Marshal: the workspace first, an
+	// empty Active left out), whole. A ledger damaged otherwise is read
+	// in full by the next holder, which says so; here it holds no ticket
+	// either way, so there is nothing to put back.
+	name, err := json.Marshal(ws)
+	if err != nil || !bytes.HasPrefix(data, append([]byte(`{"workspace":`), append(name, ',')...)) || !bytes.HasSuffix(data, []byte("}")) {
 		return nil, false
 	}
 	return takeLines(stateDir, ws), true
