@@ -326,6 +326,78 @@ func (h *heldInterval) absorb(o heldInterval) {
 	h.To = o.To
 }
 
+// mayHold reports whether the log data may hold an interval that
+// gitDir lies in, outside the interval's workspace: one of its roots is
+// one of gitDir's directories and its workspace is none of them (as
+// [noteHeld] writes them, by json.Marshal; [foldHeld] merges only a
+// workspace's own lines), or a line is not as noteHeld writes them (a
+// damaged log makes every repository a command's: foldHeld decides).
+// False spares a judgement the log's parse (up to [compactAt]): a
+// person's repository in the home directory lies in no interval's
+// places, and a workspace's own repository is not taken for its
+// commands'.
+func mayHold(data []byte, gitDir string) bool {
+	dirs := map[string]bool{}
+	for d := gitDir; ; d = filepath.Dir(d) {
+		name, err := json.Marshal(d)
+		if err != nil {
+			return true
+		}
+		dirs[string(name)] = true
+		if d == "/" || d == "." {
+			break
+		}
+	}
+	for line := range bytes.Lines(data) {
+		if !bytes.HasSuffix(line, []byte("\n")) {
+			break // (being written: foldHeld reads no more either)
+		}
+		for _, c := range line[:len(line)-1] {
+			if c < 0x20 {
+				return true
+			}
+		}
+		ws, roots, ok := jsonString(bytes.TrimPrefix(line, []byte(`{"w":`)))
+		if !ok || !bytes.HasPrefix(line, []byte(`{"w":"`)) || !bytes.HasSuffix(line, []byte("}\n")) {
+			return true
+		}
+		if roots, ok = bytes.CutPrefix(roots, []byte(`,"r":[`)); !ok {
+			return true
+		}
+		if len(ws) > 2 && dirs[string(ws)] {
+			continue // (gitDir is in the interval's own workspace)
+		}
+		for len(roots) > 0 && roots[0] != ']' {
+			root, rest, ok := jsonString(roots)
+			if !ok || dirs[string(root)] {
+				return true
+			}
+			roots, _ = bytes.CutPrefix(rest, []byte(","))
+		}
+		if len(roots) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonString cuts the JSON string at the start of b, quotes included,
+// from what follows.
+func jsonString(b []byte) (s, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return nil, nil, false
+	}
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return b[:i+1], b[i+1:], true
+		}
+	}
+	return nil, nil, false
+}
+
 // madeWhileHeld returns the workspace of an interval within which the
 // git directory gitDir of a repository outside that workspace was born,
 // in a place its commands could write, and whether there is one. A git
@@ -335,7 +407,11 @@ func madeWhileHeld(stateDir, gitDir string) (string, bool) {
 	if stateDir == "" || gitDir == "" {
 		return "", false
 	}
-	all := readHeld(stateDir)
+	data, _ := os.ReadFile(heldFile(stateDir))
+	if !mayHold(data, gitDir) {
+		return "", false
+	}
+	all := foldHeld(data)
 	if len(all) == 0 {
 		return "", false
 	}

@@ -67,6 +67,63 @@ func TestMadeWhileHeld(t *testing.T) {
 	}
 }
 
+// TestMayHold: the log goes unparsed only when no interval can hold the
+// repository: one in a root written with escapes (json.Marshal's) is
+// found, and a line damaged inside (its ends intact) still makes every
+// repository a command's.
+func TestMayHold(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	scratch := filepath.Join(t.TempDir(), `odd <&> "dir"`)
+	made := filepath.Join(scratch, "made", ".git")
+	if err := os.MkdirAll(made, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "x", ".git")
+	os.MkdirAll(elsewhere, 0o755)
+	noteHeld(state, ws, []string{scratch}, time.Now().Add(-time.Minute), time.Time{})
+	data, _ := os.ReadFile(heldFile(state))
+	if !bytes.Contains(data, []byte(`\u003c`)) {
+		t.Fatalf("the root is not escaped in the log, the test tries nothing: %s", data)
+	}
+	if _, ok := madeWhileHeld(state, made); !ok {
+		t.Error("a repository in a root written with escapes is not a command's")
+	}
+	if mayHold(data, elsewhere) {
+		t.Error("the log is parsed for a repository no interval can hold")
+	}
+	if _, ok := madeWhileHeld(state, elsewhere); ok {
+		t.Error("a repository elsewhere is a command's")
+	}
+	// The workspace's own repository, in its root too: not parsed for.
+	own := filepath.Join(scratch, "ws", ".git")
+	os.MkdirAll(own, 0o755)
+	state2 := t.TempDir()
+	noteHeld(state2, filepath.Dir(own), []string{scratch}, time.Now().Add(-time.Minute), time.Time{})
+	data2, _ := os.ReadFile(heldFile(state2))
+	if mayHold(data2, own) {
+		t.Error("the log is parsed for a workspace's own repository")
+	}
+	if _, ok := madeWhileHeld(state2, own); ok {
+		t.Error("a workspace's own repository is a command's")
+	}
+	// Intervals of two workspaces merged by a compaction have none.
+	merged := `{"w":"","r":[` + string(must(json.Marshal(scratch))) + `],"f":"2026-12-05T04:00:00Z"}` + "\n"
+	os.WriteFile(heldFile(state2), []byte(merged), 0o600)
+	if _, ok := madeWhileHeld(state2, own); !ok {
+		t.Error("a repository in the places of merged intervals is not a command's")
+	}
+	damaged := bytes.Replace(data, []byte(`odd`), []byte("\x00\x00\x00"), 1)
+	os.WriteFile(heldFile(state), damaged, 0o600)
+	if _, ok := madeWhileHeld(state, elsewhere); !ok {
+		t.Error("with a line damaged inside, a repository is taken for the person's")
+	}
+	// A last line still being written counts for neither.
+	os.WriteFile(heldFile(state), append(slices.Clone(data), `{"w":"/x","r":["/`...), 0o600)
+	if _, ok := madeWhileHeld(state, elsewhere); ok {
+		t.Error("a line being written made a repository a command's")
+	}
+}
+
 // TestHeldBounded: the log is compacted as it grows (past maxHeld
 // intervals the closest two merge), and what each covered stays covered.
 func TestHeldBounded(t *testing.T) {
@@ -124,16 +181,21 @@ func BenchmarkHeldShort(b *testing.B) {
 }
 
 // BenchmarkMadeWhileHeld is what a judgement in a repository adds when
-// no ledger holds it as made: the log read at its largest.
+// no ledger holds it as made: the log read at its largest, for a
+// repository in scratch space (parsed) and one in the home directory
+// (in no interval's places: not parsed, [mayHold]).
 func BenchmarkMadeWhileHeld(b *testing.B) {
 	state, scratch := b.TempDir(), b.TempDir()
-	g := filepath.Join(scratch, "x", ".git")
-	os.MkdirAll(g, 0o755)
 	line := `{"w":"/home/someone/src/project","r":["/tmp","/var/tmp"],"f":"2026-12-05T04:00:00.123456789Z","t":"2026-12-05T04:10:00.123456789Z"}` + "\n"
 	os.MkdirAll(filepath.Dir(heldFile(state)), 0o700)
 	os.WriteFile(heldFile(state), []byte(strings.Repeat(line, compactAt/len(line))), 0o600)
-	for b.Loop() {
-		madeWhileHeld(state, g)
+	for _, c := range []struct{ name, dir string }{{"scratch", scratch}, {"home", "/home/someone/src/other"}} {
+		b.Run(c.name, func(b *testing.B) {
+			g := filepath.Join(c.dir, "x", ".git")
+			for b.Loop() {
+				madeWhileHeld(state, g)
+			}
+		})
 	}
 }
 
@@ -295,4 +357,12 @@ func BenchmarkReadHeld(b *testing.B) {
 			b.Fatal("no interval")
 		}
 	}
+}
+
+// must is v, for a test that cannot fail to make it.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
