@@ -48,7 +48,7 @@ func passedOver(p Process, recent time.Time) bool {
 // that started with this one's command ([passedOver]): a second before
 // it; the zero time where it cannot be read.
 func recent() time.Time {
-	if self, ok := process(os.Getpid()); ok {
+	if self, ok := ancestor(os.Getpid()); ok {
 		return self.Start.Add(-InstalledMargin)
 	}
 	return time.Time{}
@@ -62,7 +62,35 @@ func recent() time.Time {
 // Unlike [AgentSince]'s walk it does not pass over processes that
 // started with the command: a session ends when its agent exits, and an
 // agent that runs a command as it starts is still that agent.
-func Agent() (Process, bool) { return agentFrom(os.Getppid(), process, time.Time{}) }
+func Agent() (Process, bool) { return agentFrom(os.Getppid(), ancestor, time.Time{}) }
+
+// ancestors are the processes [ancestor] read.
+var ancestors struct {
+	sync.Mutex
+	read map[int]ancestorRead
+}
+
+type ancestorRead struct {
+	p  Process
+	ok bool
+}
+
+// ancestor is process for the walks up from this process, [Agent] and
+// [AgentSince], each made once in a process's life: both read the same
+// processes (this one, its parent, ...), each once here.
+func ancestor(pid int) (Process, bool) {
+	ancestors.Lock()
+	defer ancestors.Unlock()
+	if r, ok := ancestors.read[pid]; ok {
+		return r.p, r.ok
+	}
+	p, ok := process(pid)
+	if ancestors.read == nil {
+		ancestors.read = map[int]ancestorRead{}
+	}
+	ancestors.read[pid] = ancestorRead{p, ok}
+	return p, ok
+}
 
 func agentFrom(pid int, look func(int) (Process, bool), recent time.Time) (Process, bool) {
 	for range 64 {
@@ -118,7 +146,7 @@ const StartPrecision = time.Second
 // It is found once per process: the agent does not change.
 func AgentSince() time.Time { return agentSince() }
 
-var agentSince = sync.OnceValue(func() time.Time { return sinceFrom(os.Getppid(), process, sandboxMark, recent()) })
+var agentSince = sync.OnceValue(func() time.Time { return sinceFrom(os.Getppid(), ancestor, sandboxMark, recent()) })
 
 func sinceFrom(pid int, look func(int) (Process, bool), mark func() (time.Time, bool), recent time.Time) time.Time {
 	if t, ok := mark(); ok {
