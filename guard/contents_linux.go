@@ -175,5 +175,5 @@ func writeContents(file string, data, old []byte) error {
 		}
 		return nil
 	}
-	return atomicfile.Write(name, data)
+	return atomicfile.WriteOrdered(name, data)
 }

@@ -340,7 +340,7 @@ func (b *book) save() error {
 	if b.read != nil && bytes.Equal(data, b.read) {
 		return nil
 	}
-	if err := atomicfile.Write(b.file, data); err != nil {
+	if err := atomicfile.WriteOrdered(b.file, data); err != nil {
 		forget(b.file)
 		return err
 	}

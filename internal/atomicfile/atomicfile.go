@@ -11,21 +11,35 @@ import (
 // Write replaces file with data (mode 0600) through a temporary file in
 // the same directory, put in its place ([Replace]). It is not written
 // out to disk first: after a crash of the machine the file may hold the
-// old content, or none; a reader must tell (cordon's state files are
-// caches, made again when they do not parse, and the guard's ledger,
-// which says so when it is damaged).
+// old content, or none; a reader must tell (cordon's caches are made
+// again when they do not parse). A file whose loss matters is written
+// with [WriteOrdered].
 func Write(file string, data []byte) error {
-	return write(file, data, 0o600, false)
+	return write(file, data, 0o600, false, Replace)
+}
+
+// WriteOrdered is Write for a file a crash must not empty (the guard's
+// ledger: an empty one is a damaged one, and the guarded places are then
+// trusted as they are): the temporary file is renamed over the old one,
+// which file systems that write data late (ext4's auto_da_alloc, btrfs)
+// take as the sign to write the new content out before the rename is
+// committed, so that a crash leaves the old content or the new one. It
+// costs more than Write (about 80 µs on ext4) but does not wait for the
+// disk as WriteMode does.
+func WriteOrdered(file string, data []byte) error {
+	return write(file, data, 0o600, false, os.Rename)
 }
 
 // WriteMode is Write for a file a person owns (an agent's settings): its
 // content is on disk before it takes the name (a crash leaves the old
 // file or the new one, never an empty one), with permissions perm.
 func WriteMode(file string, data []byte, perm fs.FileMode) error {
-	return write(file, data, perm, true)
+	return write(file, data, perm, true, Replace)
 }
 
-func write(file string, data []byte, perm fs.FileMode, sync bool) error {
+// write writes data to a temporary file beside file and puts it in its
+// place with replace.
+func write(file string, data []byte, perm fs.FileMode, sync bool, replace func(tmp, file string) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+"-*")
 	if err != nil {
 		return err
@@ -41,7 +55,7 @@ func write(file string, data []byte, perm fs.FileMode, sync bool) error {
 		err = os.Chmod(tmp.Name(), perm)
 	}
 	if err == nil {
-		err = Replace(tmp.Name(), file)
+		err = replace(tmp.Name(), file)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
