@@ -23,7 +23,7 @@ func TestLedgerSurvivesCrash(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: a loop device")
 	}
-	for _, tool := range []string{"mkfs.ext4", "losetup", "mount", "umount", "dd"} {
+	for _, tool := range []string{"mkfs.ext4", "losetup", "mount", "umount", "dd", "findmnt"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s", tool)
 		}
