@@ -331,7 +331,8 @@ func (h *heldInterval) absorb(o heldInterval) {
 // one of gitDir's directories and its workspace is none of them (as
 // [noteHeld] writes them, by json.Marshal; [foldHeld] merges only a
 // workspace's own lines), or a line is not as noteHeld writes them (a
-// damaged log makes every repository a command's: foldHeld decides).
+// damaged log makes every repository a command's: foldHeld decides), or
+// a name in it was not UTF-8 ([lossy]).
 // False spares a judgement the log's parse (up to [compactAt]): a
 // person's repository in the home directory lies in no interval's
 // places, and a workspace's own repository is not taken for its
@@ -347,6 +348,9 @@ func mayHold(data []byte, gitDir string) bool {
 		if d == "/" || d == "." {
 			break
 		}
+	}
+	if lossy(data) {
+		return true // (names compared by their JSON are not the ones read back)
 	}
 	for line := range bytes.Lines(data) {
 		if !bytes.HasSuffix(line, []byte("\n")) {
@@ -381,6 +385,25 @@ func mayHold(data []byte, gitDir string) bool {
 	return false
 }
 
+// lossy reports whether data holds \ufffd (in any case), as
+// json.Marshal writes each byte of a name that is not UTF-8: two such
+// names are written alike, and neither is the name read back (a
+// replacement character, written as itself), so the JSON of a name
+// tells it from others only in a log without one ([mayHold] compares
+// names by their JSON).
+func lossy(data []byte) bool {
+	for {
+		i := bytes.Index(data, []byte(`\u`))
+		if i < 0 {
+			return false
+		}
+		if len(data) >= i+6 && bytes.EqualFold(data[i+2:i+6], []byte("fffd")) {
+			return true
+		}
+		data = data[i+2:]
+	}
+}
+
 // jsonString cuts the JSON string at the start of b, quotes included,
 // from what follows.
 func jsonString(b []byte) (s, rest []byte, ok bool) {
@@ -411,7 +434,11 @@ func madeWhileHeld(stateDir, gitDir string) (string, bool) {
 	if !mayHold(data, gitDir) {
 		return "", false
 	}
-	all := foldHeld(data)
+	return heldWithin(foldHeld(data), gitDir)
+}
+
+// heldWithin is [madeWhileHeld] for the intervals all, the log parsed.
+func heldWithin(all []heldInterval, gitDir string) (string, bool) {
 	if len(all) == 0 {
 		return "", false
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -122,6 +123,43 @@ func TestMayHold(t *testing.T) {
 	if _, ok := madeWhileHeld(state, elsewhere); ok {
 		t.Error("a line being written made a repository a command's")
 	}
+}
+
+// TestMayHoldLossyNames: json.Marshal writes every byte of a name that
+// is not UTF-8 as \ufffd, so two names may be written alike, and a name
+// read back from the log is not the one written. A repository that the
+// log's full parse takes for a command's is taken for one still when a
+// line's workspace is written as one of its directories is
+// (/tmp/caf\xe9, the workspace; /tmp/caf\xe8, made there by its
+// command), or a line's root is read back as one of them.
+func TestMayHoldLossyNames(t *testing.T) {
+	scratch := t.TempDir()
+	for _, c := range []struct{ name, ws, root, made string }{
+		{"workspace", filepath.Join(scratch, "caf\xe9"), scratch, filepath.Join(scratch, "caf\xe8", ".git")},
+		{"workspace above", filepath.Join(scratch, "w\xff"), scratch, filepath.Join(scratch, "w\xfe", "x", ".git")},
+		{"root", t.TempDir(), filepath.Join(scratch, "r\xff"), filepath.Join(scratch, "r\ufffd", "x", ".git")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.MkdirAll(c.made, 0o755); err != nil {
+				t.Skip("the file system takes no such name:", err)
+			}
+			state := t.TempDir()
+			noteHeld(state, c.ws, []string{c.root}, time.Now().Add(-time.Minute), time.Time{})
+			data, _ := os.ReadFile(heldFile(state))
+			if _, full := fullMadeWhileHeld(state, c.made); !full {
+				t.Fatalf("the full parse takes it for the person's, the test tries nothing: %s", data)
+			}
+			if _, ok := madeWhileHeld(state, c.made); !ok {
+				t.Errorf("a repository the log's full parse takes for a command's is the person's: %q in %s", c.made, data)
+			}
+		})
+	}
+}
+
+// fullMadeWhileHeld is madeWhileHeld with the log always parsed.
+func fullMadeWhileHeld(stateDir, gitDir string) (string, bool) {
+	data, _ := os.ReadFile(heldFile(stateDir))
+	return heldWithin(foldHeld(data), gitDir)
 }
 
 // TestHeldBounded: the log is compacted as it grows (past maxHeld
@@ -365,4 +403,40 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestMayHoldAgrees: whatever the names (escaped by json.Marshal, not
+// UTF-8, holding the log's own syntax, not clean), and in lines of a
+// workspace or compacted ones, mayHold is false only where the log's
+// full parse finds no interval holding the repository (one that does
+// not exist: born within every interval).
+func TestMayHoldAgrees(t *testing.T) {
+	parts := []string{"a", "b", "caf\xe9", "caf\xe8", "r\ufffd", "r\xff", `x"y`, `x\y`, "]", `,"r":["`, `"],"f":"`, "<&>", "\u2028", "é", "e\u0301", "a/", ".", "\x7f"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	path := func() string {
+		p := "/t"
+		for range 1 + rng.IntN(3) {
+			p += "/" + parts[rng.IntN(len(parts))]
+		}
+		return p
+	}
+	from := time.Date(2026, 12, 5, 4, 0, 0, 0, time.UTC)
+	for range 50000 {
+		var data []byte
+		for range 1 + rng.IntN(3) {
+			h := heldInterval{Workspace: path(), From: from}
+			if rng.IntN(4) == 0 {
+				h.Workspace = ""
+			}
+			for range 1 + rng.IntN(2) {
+				h.Roots = append(h.Roots, path())
+			}
+			line, _ := json.Marshal(h)
+			data = append(append(data, line...), '\n')
+		}
+		g := filepath.Clean(path() + "/.git")
+		if _, full := heldWithin(foldHeld(data), g); full && !mayHold(data, g) {
+			t.Fatalf("%q is held by the log, and mayHold says it is not:\n%s", g, data)
+		}
+	}
 }

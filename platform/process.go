@@ -62,6 +62,10 @@ func recent() time.Time {
 // Unlike [AgentSince]'s walk it does not pass over processes that
 // started with the command: a session ends when its agent exits, and an
 // agent that runs a command as it starts is still that agent.
+//
+// What it reads of each process is kept for this process's life
+// ([ancestor]): a second call answers as the first did, even once the
+// agent has exited (and its pid is another's). Call it once per process.
 func Agent() (Process, bool) { return agentFrom(os.Getppid(), ancestor, time.Time{}) }
 
 // ancestors are the processes [ancestor] read.
