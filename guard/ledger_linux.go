@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -273,8 +275,15 @@ func ledgerFile(stateDir, ws string) string {
 }
 
 // open locks and reads workspace ws's ledger, making it when create is
-// true (else a missing one is fs.ErrNotExist).
+// true (else a missing one is fs.ErrNotExist). A workspace whose path is
+// not UTF-8 has none: JSON keeps such a name only with its bytes
+// replaced, so the ledger read back would never be ws's, and each read
+// would find it damaged and trust the disk as it is (a command's change
+// to a guarded place kept); its commands are refused instead.
 func open(stateDir, ws string, create bool) (*book, error) {
+	if !utf8.ValidString(ws) {
+		return nil, fmt.Errorf("the workspace %s has a name that is not UTF-8, which the guard's record cannot hold: rename the directory (or run the command from one whose path is UTF-8)", strconv.QuoteToASCII(ws))
+	}
 	file := ledgerFile(stateDir, ws)
 	flags := os.O_RDWR
 	if create {
