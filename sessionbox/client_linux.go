@@ -104,10 +104,6 @@ func Exec(o *Options) (err error) {
 	if err != nil {
 		return err
 	}
-	// The early ticket's connection made (before the command's: the
-	// manager takes it for this command, not one that may follow), and
-	// no descriptor of this process opened while they are listed.
-	prepareDone()
 	fds := inheritable()
 	if len(fds) > maxFDs {
 		return fmt.Errorf("%d inherited descriptors, more than one message carries", len(fds))

@@ -52,13 +52,10 @@ const prepareTimeout = 250 * time.Millisecond
 const maxPrepared = 64
 
 // prepared is this process's connection to a manager's prepare socket,
-// or -1: closed once the command started, or when it did not. done is
-// closed once [Prepare]'s connection is made or failed (nil: none was
-// asked for).
+// or -1: closed once the command started, or when it did not.
 var prepared = struct {
 	sync.Mutex
-	fd   int
-	done chan struct{}
+	fd int
 }{fd: -1}
 
 // agentOnce is findAgent, once per process: the early ticket and the
@@ -70,28 +67,24 @@ var agentOnce = sync.OnceValue(findAgent)
 // workspace ws would run in, if there is one, that a command is coming:
 // it takes the workspace's guard ticket now. It does nothing when no
 // such session runs, or the command could not run in one (a terminal).
-// It returns at once: the connection is made (the agent process found
-// first, which the session's key needs too) while the caller judges the
-// command; [Exec] waits for it before it connects.
+// It connects before it returns: the manager's ticket must be taken by
+// the time the command connects (made beside the judgement, the
+// connection came later on two cores, and the ticket was on the
+// command's path: docs/performance.md).
 func Prepare(stateDir, session, ws string) {
 	if ws == "" || !filepath.IsAbs(stateDir) || platform.IsTerminal(0) || platform.IsTerminal(1) || platform.IsTerminal(2) {
 		return
 	}
-	unprepare() // (one made before, for another command)
-	done := make(chan struct{})
+	fd := dialPrepare(stateDir, session, ws)
+	if fd < 0 {
+		return
+	}
 	prepared.Lock()
-	prepared.done = done
+	if prepared.fd >= 0 {
+		unix.Close(prepared.fd)
+	}
+	prepared.fd = fd
 	prepared.Unlock()
-	go func() {
-		defer close(done)
-		fd := dialPrepare(stateDir, session, ws)
-		if fd < 0 {
-			return
-		}
-		prepared.Lock()
-		prepared.fd = fd
-		prepared.Unlock()
-	}()
 }
 
 // dialPrepare connects to the prepare socket of the session [Prepare]
@@ -113,20 +106,8 @@ func dialPrepare(stateDir, session, ws string) int {
 	return fd
 }
 
-// prepareDone waits for the connection [Prepare] makes, if it was asked
-// for.
-func prepareDone() {
-	prepared.Lock()
-	done := prepared.done
-	prepared.Unlock()
-	if done != nil {
-		<-done
-	}
-}
-
-// unprepare closes the connection [Prepare] made, if any, once made.
+// unprepare closes the connection [Prepare] made, if any.
 func unprepare() {
-	prepareDone()
 	prepared.Lock()
 	if prepared.fd >= 0 {
 		unix.Close(prepared.fd)
