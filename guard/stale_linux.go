@@ -45,8 +45,11 @@ func CleanLedgers(stateDir string) {
 		}
 		if filelock.TryLock(lock) {
 			// (Its sidecars first: lines to say, a watch's mark, when
-			// a kind of line was said.)
+			// a kind of line was said; and what a writer killed while
+			// it wrote left, see atomicfile.)
 			sidecars, _ := filepath.Glob(f + ".*")
+			tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "."+filepath.Base(f)+"*-*"))
+			sidecars = append(sidecars, tmps...)
 			for _, s := range sidecars {
 				if s != f+".lock" {
 					os.Remove(s)

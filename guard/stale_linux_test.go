@@ -25,6 +25,10 @@ func TestCleanLedgers(t *testing.T) {
 	liveFile, goneFile, againFile := ledgerFile(state, live), ledgerFile(state, gone), ledgerFile(state, again)
 	markBelow(state, gone, time.Now())
 	SayNext(state, gone, "kind", []string{"a line"})
+	// What a writer killed between its temporary file and the rename
+	// leaves (atomicfile's names), of the ledger and of its contents.
+	os.WriteFile(filepath.Join(filepath.Dir(goneFile), "."+filepath.Base(goneFile)+"-123"), nil, 0o600)
+	os.WriteFile(filepath.Join(filepath.Dir(goneFile), "."+filepath.Base(goneFile)+".data-456"), nil, 0o600)
 	os.RemoveAll(gone)
 	os.RemoveAll(again)
 	os.MkdirAll(filepath.Join(base, "filler"), 0o755) // (so that "again" gets another inode)
@@ -41,7 +45,9 @@ func TestCleanLedgers(t *testing.T) {
 			t.Errorf("%s.lock: exists %v, want %v", f, err == nil, want)
 		}
 	}
-	if left, _ := filepath.Glob(goneFile + ".*"); len(left) > 0 {
+	left, _ := filepath.Glob(goneFile + ".*")
+	tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(goneFile), "."+filepath.Base(goneFile)+"*"))
+	if left = append(left, tmps...); len(left) > 0 {
 		t.Errorf("a removed workspace's ledger left %v", left)
 	}
 }
