@@ -61,6 +61,10 @@ type manager struct {
 	// the sandbox started ([manager.walkEarly]), or nil.
 	early *earlyWalk
 	base  int // the processes below this one with no command running (bwrap, the keeper)
+	// root is bwrap's process, below which every process of its
+	// sandbox is (its pid namespace's first is bwrap's child); 0 for
+	// Landlock's, whose orphans become this process's children.
+	root int
 	// started is closed once the keeper said its first word, or could
 	// not (startErr): the first command waits for it, not the shim that
 	// starts the session (see serve).
@@ -244,10 +248,13 @@ func (m *manager) setup() error {
 	}
 	defer null.Close()
 	unix.FcntlInt(uintptr(pair[1]), unix.F_SETFD, 0)
-	_, err = platform.StartIn(b, 0, link, []string{link, strconv.Itoa(pair[1])}, m.s.Env, null)
+	child, err := platform.StartIn(b, 0, link, []string{link, strconv.Itoa(pair[1])}, m.s.Env, null)
 	unix.Close(pair[1])
 	if err != nil {
 		return err
+	}
+	if b.Name() == platform.BackendBwrap {
+		m.root = child.Pid()
 	}
 	// The keeper's first word is waited for by the first command, not
 	// here: the shim connects, and the command's ticket is taken, while
@@ -275,9 +282,15 @@ func (m *manager) keeperStarted() error {
 // one: those under more seccomp filters than this process (both
 // sandboxes add one), not this process's own helpers (the guard's git,
 // which judges a configuration file while a command ends). Orphans of
-// the Landlock sandbox become this process's children, and count.
+// the Landlock sandbox become this process's children, and count; a
+// bwrap sandbox's are all below bwrap's process, where the look starts
+// (this process's own threads, a dozen, are not asked for children).
 func (m *manager) inSandbox() []int {
-	return slices.DeleteFunc(guard.Descendants(os.Getpid()), func(pid int) bool {
+	root := m.root
+	if root <= 0 {
+		root = os.Getpid()
+	}
+	return slices.DeleteFunc(guard.Descendants(root), func(pid int) bool {
 		filters, err := seccompFilters(pid)
 		return err == nil && filters <= m.filters
 	})
