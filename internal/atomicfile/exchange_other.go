@@ -4,5 +4,5 @@ package atomicfile
 
 import "errors"
 
-// exchange is not done here: [Replace] renames.
+// exchange is not done here: [exchanged] renames.
 func exchange(a, b string) error { return errors.ErrUnsupported }
