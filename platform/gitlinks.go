@@ -55,11 +55,7 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 	}
 	defer f.Close()
 	shared := gitindex.OpenShared(filepath.Dir(index))
-	defer func() {
-		for _, s := range shared {
-			s.Close()
-		}
-	}()
+	defer gitindex.CloseAll(shared)
 	key := gitindex.Key(index, f, shared, now)
 	file := filepath.Join(keep, gitlinksDir, keptName(index))
 	if key != "" {
@@ -81,7 +77,7 @@ func gitlinksAt(index, keep string, now time.Time) []string {
 	}
 	data := keptVersion + key + "\n" + strings.Join(links, "\x00")
 	if len(data) <= maxGitlinksFile && os.MkdirAll(filepath.Dir(file), 0o700) == nil {
-		atomicfile.WriteMode(file, []byte(data), 0o600)
+		atomicfile.Write(file, []byte(data)) // (a cache: one cut short is not the key's)
 	}
 	return links
 }

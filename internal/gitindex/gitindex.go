@@ -46,7 +46,7 @@ func Gitlinks(path string) ([]string, error) {
 	}
 	defer f.Close()
 	shared := OpenShared(filepath.Dir(path))
-	defer closeAll(shared)
+	defer CloseAll(shared)
 	links, _, err := From(path, f, shared, time.Now())
 	return links, err
 }
@@ -128,7 +128,8 @@ func OpenShared(dir string) []*os.File {
 	return out
 }
 
-func closeAll(files []*os.File) {
+// CloseAll closes files ([OpenShared]'s).
+func CloseAll(files []*os.File) {
 	for _, f := range files {
 		f.Close()
 	}
