@@ -62,8 +62,9 @@ type manager struct {
 	early *earlyWalk
 	base  int // the processes below this one with no command running (bwrap, the keeper)
 	// root is bwrap's process, below which every process of its
-	// sandbox is (its pid namespace's first is bwrap's child); 0 for
-	// Landlock's, whose orphans become this process's children.
+	// sandbox is (its pid namespace's first is bwrap's child, and the
+	// namespace ends with it: --die-with-parent); 0 for Landlock's,
+	// whose orphans become this process's children.
 	root int
 	// started is closed once the keeper said its first word, or could
 	// not (startErr): the first command waits for it, not the shim that

@@ -111,7 +111,7 @@ func (o *Options) replaced(sock string) {
 		fmt.Fprintf(os.Stderr, "cordon: this command runs in a new session sandbox (%s); what the previous one runs in the background (a server started by an earlier command) goes on there, out of reach of the commands from now on, until it is idle\n", why)
 	}
 	if data, err := json.Marshal(lastKey{Socket: sock, Parts: parts}); err == nil {
-		atomicfile.WriteMode(file, data, 0o600)
+		atomicfile.Write(file, data) // (for the message alone: one cut short says nothing)
 	}
 }
 
