@@ -76,13 +76,19 @@ func reconcileConfigs(patterns []string, trusted state, g *keyGuard, q *quaranti
 }
 
 // absolute walks absolute patterns from the root, every directory opened
-// without following links.
+// without following links. The directories on the way are opened once
+// for all the patterns (a workspace's repositories' files share most of
+// their path), and opened again from the root after anything was put
+// back, which is the only change the walk makes: then every pattern
+// finds the tree as a walk of its own would.
 func (w *walker) absolute(patterns []string) {
 	root, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
 	defer unix.Close(root)
+	w.dirs = &dirCache{}
+	defer func() { w.dirs.reset(); w.dirs = nil }()
 	seen := map[string]bool{}
 	for _, pat := range patterns {
 		pat = filepath.Clean(pat)
@@ -90,8 +96,54 @@ func (w *walker) absolute(patterns []string) {
 			continue
 		}
 		seen[pat] = true
+		if len(w.lines) != w.dirs.lines {
+			w.dirs.reset()
+			w.dirs.lines = len(w.lines)
+		}
 		w.walk(root, "", strings.Split(pat[1:], "/"))
 	}
+}
+
+// A dirCache holds the directories [walker.absolute] went through, by
+// path, open.
+type dirCache struct {
+	fds   map[string]int
+	lines int // len(walker.lines) when it was last emptied
+}
+
+// maxCachedDirs bounds the descriptors a dirCache holds; past it a
+// directory is opened and closed for each pattern, as before.
+const maxCachedDirs = 64
+
+// open returns the directory name in dirfd (path path), opened without
+// following a link, and whether the caller must close it.
+func (c *dirCache) open(dirfd int, name, path string) (int, bool, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil || len(c.fds) >= maxCachedDirs {
+		return fd, err == nil, err
+	}
+	if c.fds == nil {
+		c.fds = map[string]int{}
+	}
+	c.fds[path] = fd
+	return fd, false, nil
+}
+
+// held returns the directory at path when c holds it (c may be nil).
+func (c *dirCache) held(path string) (int, bool) {
+	if c == nil {
+		return -1, false
+	}
+	fd, ok := c.fds[path]
+	return fd, ok
+}
+
+// reset closes every directory held.
+func (c *dirCache) reset() {
+	for _, fd := range c.fds {
+		unix.Close(fd)
+	}
+	c.fds = nil
 }
 
 // checkKeys compares the configuration file at name (stat st, or the

@@ -81,6 +81,9 @@ type walker struct {
 	// listed once as a snapshot starts (see [walker.patterns]).
 	rootNames []string
 	root      string
+	// dirs, while [walker.absolute] walks, are the directories it went
+	// through, kept open for the next pattern.
+	dirs *dirCache
 }
 
 // snapshot records the trusted state of what the patterns (absolute,
@@ -143,6 +146,12 @@ func (w *walker) walk(dirfd int, dir string, comps []string) {
 	last := len(comps) == 1
 	for _, name := range w.matches(dirfd, dir, comps[0]) {
 		path := dir + "/" + name
+		if fd, ok := w.dirs.held(path); ok && !last {
+			// (Gone through for an earlier pattern: a directory, not a
+			// link, opened without following one.)
+			w.walk(fd, path, comps[1:])
+			continue
+		}
 		var st unix.Stat_t
 		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 		switch {
@@ -165,6 +174,14 @@ func (w *walker) walk(dirfd int, dir string, comps []string) {
 				w.record(dirfd, name, path, &st)
 			} else {
 				w.check(dirfd, name, path, &st, nil)
+			}
+		case st.Mode&unix.S_IFMT == unix.S_IFDIR && w.dirs != nil:
+			fd, mine, err := w.dirs.open(dirfd, name, path)
+			if err == nil {
+				w.walk(fd, path, comps[1:])
+				if mine {
+					unix.Close(fd)
+				}
 			}
 		case st.Mode&unix.S_IFMT == unix.S_IFDIR:
 			fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
@@ -279,10 +296,16 @@ func (w *walker) matches(dirfd int, dir, pattern string) []string {
 	return out
 }
 
-// listFD lists directory fd's entries.
+// listFD lists directory fd's entries, all of them whatever was read of
+// fd before (a directory [walker.absolute] keeps open is listed again).
 func listFD(fd int) []string {
 	dup, err := unix.Dup(fd)
 	if err != nil {
+		return nil
+	}
+	// (The copy shares fd's place in the directory.)
+	if _, err := unix.Seek(dup, 0, io.SeekStart); err != nil {
+		unix.Close(dup)
 		return nil
 	}
 	f := os.NewFile(uintptr(dup), "")
