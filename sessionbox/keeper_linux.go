@@ -177,14 +177,15 @@ func (k *keeper) serve(conn int, seq int) {
 		ws = syscall.WaitStatus(126 << 8)
 	}
 	writeLine(conn, "exit %d", uint32(ws))
-	// The shim closes its end; the manager may then give back the
-	// session's guard ticket, and the shim goes on (reconciling, unless
-	// the answer spares it) only once it has (the connection's end): the
-	// next command sees the ledger as it must. conn is closed only after the
-	// reader has ended, so that it cannot read another connection's
-	// descriptor of the same number.
+	// The manager may now give back the session's guard ticket (while
+	// the shim reads the status), and the shim goes on (reconciling,
+	// unless the answer spares it) only once it has (the connection's
+	// end): the next command sees the ledger as it must. conn is closed
+	// only after the reader has ended (the shim closed its end), so that
+	// it cannot read another connection's descriptor of the same number.
+	token, ok := k.ended(seq, 5*time.Second)
 	<-read
-	if token, ok := k.ended(seq, 5*time.Second); ok && token != "" {
+	if ok && token != "" {
 		// The manager gave the session's ticket back after this
 		// command, leaving nothing to put back or say: its shim, which
 		// knows the token, spares itself the reconcile ([released]).
