@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -496,19 +497,33 @@ func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, wat
 // idle says that the ledger, saved, holds no ticket (no command of any
 // guard or session runs in ws).
 func end(stateDir, ws string) (lines []string, idle bool, err error) {
-	b, err := open(stateDir, ws, true)
+	lines, idle, save, err := ending(stateDir, ws)
 	if err != nil {
 		return nil, false, err
 	}
-	defer b.close()
+	if err := save(); err != nil {
+		return lines, false, err
+	}
+	return lines, idle, nil
+}
+
+// ending is [end] but for the ledger's save, which it returns for the
+// caller to do (it must): until then the ledger stays locked, so no
+// other guard reads or writes it, while everything end puts back is
+// already back. A session's manager answers its command in between.
+func ending(stateDir, ws string) (lines []string, idle bool, save func() error, err error) {
+	b, err := open(stateDir, ws, true)
+	if err != nil {
+		return nil, false, nil, err
+	}
 	me := self()
 	b.l.Active = slices.DeleteFunc(b.l.Active, func(t ticket) bool { return t == me || !t.alive() })
 	lines = b.reconcile()
 	b.closeHeld()
-	if err := b.save(); err != nil {
-		return lines, false, err
-	}
-	return lines, len(b.l.Active) == 0, nil
+	return lines, len(b.l.Active) == 0, sync.OnceValue(func() error {
+		defer b.close()
+		return b.save()
+	}), nil
 }
 
 // Sweep reconciles workspace ws when a guard died before it could (see

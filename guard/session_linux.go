@@ -79,14 +79,33 @@ func Release(stateDir, ws string) ([]string, error) {
 // and what was kept to say is in lines. Then a [Reconcile] would find
 // nothing to put back and only take the lines kept since.
 func ReleaseIdle(stateDir, ws string) (lines []string, idle bool, err error) {
+	lines, idle, save, err := ReleaseIdleSaveLater(stateDir, ws)
+	if err == nil {
+		if err = save(); err != nil {
+			idle = false
+		}
+	}
+	return lines, idle, err
+}
+
+// ReleaseIdleSaveLater is [ReleaseIdle] but for the ledger's save, which
+// the caller must do by calling save (its error is the save's): until
+// then the ledger stays locked, so no other guard reads or writes it,
+// and everything the release put back is back. A session's manager
+// answers its command's shim in between: the save is off the command's
+// path. idle assumes the save succeeds.
+func ReleaseIdleSaveLater(stateDir, ws string) (lines []string, idle bool, save func() error, err error) {
 	watching.Lock()
 	if stop := watching.stop[ws]; stop != nil {
 		stop()
 		delete(watching.stop, ws)
 	}
 	watching.Unlock()
-	put, idle, err := end(stateDir, ws)
-	return append(takeLines(stateDir, ws), put...), idle, err
+	put, idle, save, err := ending(stateDir, ws)
+	if err != nil {
+		return takeLines(stateDir, ws), false, nil, err
+	}
+	return append(takeLines(stateDir, ws), put...), idle, save, nil
 }
 
 // Drop gives back the calling process's ticket in ws without putting

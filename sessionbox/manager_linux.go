@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cordonsh/cordon/internal/printable"
 	"os"
 	"os/signal"
 	"slices"
@@ -326,8 +327,19 @@ func (m *manager) hold() error {
 // session runs in the workspace) and nothing to say: then the ending
 // command's shim has nothing to put back or say ([released]).
 func (m *manager) release() (quiet bool) {
+	quiet, save := m.releaseSaveLater()
+	save()
+	return quiet
+}
+
+// releaseSaveLater is [manager.release] but for the ledger's save, which
+// the caller must do by calling save, once it has answered the ending
+// command: what the release put back is back, and the ledger stays
+// locked until then ([guard.ReleaseIdleSaveLater]).
+func (m *manager) releaseSaveLater() (quiet bool, save func()) {
+	save = func() {}
 	if !m.held {
-		return false
+		return false, save
 	}
 	// A process of the command may still be on its way out (git's
 	// detached auto-maintenance, a pipeline's last member): a moment for
@@ -348,15 +360,24 @@ func (m *manager) release() (quiet bool) {
 			m.since = time.Time{}
 		}
 		os.WriteFile(m.s.Socket+busySuffix, []byte(strconv.Itoa(m.base)), 0o600)
-		return false
+		return false, save
 	}
 	os.Remove(m.s.Socket + busySuffix)
 	m.stopBetween()
 	m.since = time.Time{}
-	lines, idle, err := guard.ReleaseIdle(m.s.StateDir, m.s.Policy.Workspace)
-	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
+	ws := m.s.Policy.Workspace
+	lines, idle, saveLedger, err := guard.ReleaseIdleSaveLater(m.s.StateDir, ws)
+	guard.KeepLines(m.s.StateDir, ws, lines)
 	m.held = false
-	return err == nil && idle && len(lines) == 0
+	if err != nil {
+		return false, save
+	}
+	return idle && len(lines) == 0, func() {
+		if err := saveLedger(); err != nil {
+			// (Said by the next command of the workspace.)
+			guard.KeepLines(m.s.StateDir, ws, []string{"cordon: the guard's ledger of " + printable.String(ws) + " could not be saved as a command ended: " + err.Error()})
+		}
+	}
 }
 
 // checkBelow moves aside what the commands since m.since made at the
@@ -648,12 +669,15 @@ func (m *manager) serve() {
 			}
 			running--
 			m.checkBelow()
-			quiet := false
+			quiet, save := false, func() {}
 			if running <= 0 {
-				quiet = m.release()
+				quiet, save = m.releaseSaveLater()
 			}
 			m.roundEnd(-d)
 			unix.Write(m.ctl, m.answer(-d, quiet))
+			// (Off the command's path: the ledger stays locked until
+			// then, and what the release put back is back.)
+			save()
 			settle, settleAfter = nil, 0
 			if running <= 0 && m.held {
 				settleAfter = 100 * time.Millisecond
