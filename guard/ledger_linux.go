@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
