@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
@@ -38,7 +37,7 @@ func KeeperMain(args []string) int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return 126
 	}
-	k := &keeper{ctl: ctl, acks: map[int]chan string{}, forks: make(chan func())}
+	k := &keeper{ctl: ctl, forks: make(chan func())}
 	// Started through the network forwarder's role (the allowlist: a
 	// network of the sandbox's own), the keeper has the forwarder in
 	// ALL_PROXY, which the role always sets.
@@ -68,7 +67,7 @@ func KeeperMain(args []string) int {
 }
 
 // receive reads the manager's messages on the control socket until it
-// is gone: the connections to serve, and its answers to "-".
+// is gone: the connections to serve.
 func (k *keeper) receive() int {
 	ctl := k.ctl
 	oob := make([]byte, unix.CmsgSpace(4))
@@ -82,9 +81,6 @@ func (k *keeper) receive() int {
 			return 0 // the manager is gone; it ends the sandbox
 		}
 		fds, _ := rights(oob[:oobn])
-		if len(fds) == 0 && buf[0] == 'a' {
-			k.answered(string(buf[1:n]))
-		}
 		for _, fd := range fds {
 			// Numbered as the manager numbers what it sends, in order.
 			k.seq++
@@ -97,10 +93,6 @@ func (k *keeper) receive() int {
 type keeper struct {
 	ctl int
 	mu  sync.Mutex // one write to ctl at a time
-	// acks are where the manager's answers to "-SEQ" go, by SEQ: its
-	// shim's token when the manager has left it nothing to do, or "".
-	acksMu sync.Mutex
-	acks   map[int]chan string
 	// forks runs each function on the thread the keeper started on
 	// (see KeeperMain).
 	forks chan func()
@@ -178,62 +170,15 @@ func (k *keeper) serve(conn int, seq int) {
 	}
 	writeLine(conn, "exit %d", uint32(ws))
 	// The manager may now give back the session's guard ticket (while
-	// the shim reads the status), and the shim goes on (reconciling,
-	// unless the answer spares it) only once it has (the connection's
-	// end): the next command sees the ledger as it must. conn is closed
-	// only after the reader has ended (the shim closed its end), so that
-	// it cannot read another connection's descriptor of the same number.
-	token, ok := k.ended(seq, 5*time.Second)
+	// the shim reads the status), and answers the shim itself on its own
+	// copy of the connection ([manager.answer]): the shim goes on
+	// (reconciling, unless the answer spares it) only at the
+	// connection's end, so only once the manager has: the next command
+	// sees the ledger as it must. conn is closed only after the reader
+	// has ended (the shim closed its end), so that it cannot read
+	// another connection's descriptor of the same number.
+	k.tell("-" + strconv.Itoa(seq))
 	<-read
-	if ok && token != "" {
-		// The manager gave the session's ticket back after this
-		// command, leaving nothing to put back or say: its shim, which
-		// knows the token, spares itself the reconcile ([released]).
-		writeLine(conn, "released %s", token)
-	}
-}
-
-// ended tells the manager that the seq-th connection's command ended
-// and waits, up to wait, for its answer: the token it carries, if any,
-// and whether it came.
-func (k *keeper) ended(seq int, wait time.Duration) (string, bool) {
-	ack := make(chan string, 1)
-	k.acksMu.Lock()
-	k.acks[seq] = ack
-	k.acksMu.Unlock()
-	defer func() {
-		k.acksMu.Lock()
-		delete(k.acks, seq)
-		k.acksMu.Unlock()
-	}()
-	if k.tell("-"+strconv.Itoa(seq)) != nil {
-		return "", false
-	}
-	select {
-	case token := <-ack:
-		return token, true
-	case <-time.After(wait):
-		return "", false
-	}
-}
-
-// answered passes on the manager's answer "SEQ[ TOKEN]" (after its
-// "a") to the command of the SEQ-th connection.
-func (k *keeper) answered(msg string) {
-	n, token, _ := strings.Cut(msg, " ")
-	seq, err := strconv.Atoi(n)
-	if err != nil {
-		return
-	}
-	k.acksMu.Lock()
-	ack := k.acks[seq]
-	k.acksMu.Unlock()
-	if ack != nil {
-		select {
-		case ack <- token:
-		default:
-		}
-	}
 }
 
 // start starts the command in a process group of its own, with fds at

@@ -84,10 +84,10 @@ type manager struct {
 	// to the keeper (seq, the last one), and the savers running.
 	commands map[int]*command
 	seq      int
-	// tokens are the shims' tokens ([hello.Token]) by the number of
-	// their connection to the keeper, until their command's end is
-	// answered.
-	tokens   map[int]string
+	// ends are the running commands' shims, by the number of their
+	// connection to the keeper, until their end is answered
+	// ([manager.answer]).
+	ends     map[int]shimEnd
 	saversMu sync.Mutex
 	savers   map[int]bool
 	// The ticket taken early (prepare_linux.go): the prepare socket, or
@@ -641,17 +641,22 @@ func (m *manager) serve() {
 					// (TestSessionHandedCommandHoldsTicket).
 					m.seq = seq
 					running++
-					m.keepToken(seq, c.token)
+					m.keepEnd(seq, c.fd, c.token)
+					c.fd = -1
 				} else {
 					delete(m.commands, seq)
 				}
 			}
-			unix.Close(c.fd)
+			if c.fd >= 0 {
+				unix.Close(c.fd)
+			}
 			last = time.Now()
 		case seq := <-unstarted:
-			// Counted when it was handed over; it never ran.
+			// Counted when it was handed over; it never ran (the keeper
+			// told its shim why).
 			last = time.Now()
 			delete(m.commands, seq)
+			m.answer(seq, false)
 			running--
 			if running <= 0 {
 				m.release()
@@ -674,7 +679,7 @@ func (m *manager) serve() {
 				quiet, save = m.releaseSaveLater()
 			}
 			m.roundEnd(-d)
-			unix.Write(m.ctl, m.answer(-d, quiet))
+			m.answer(-d, quiet)
 			// (Off the command's path: the ledger stays locked until
 			// then, and what the release put back is back.)
 			save()
@@ -707,39 +712,67 @@ func (m *manager) serve() {
 	}
 }
 
-// keepToken keeps the token of the seq-th command's shim until its end
-// is answered ([manager.answer]); a keeper that could not start a
-// command never tells its end, so at most maxTokens are kept (a token
-// dropped only costs its shim the reconcile the answer would spare).
-func (m *manager) keepToken(seq int, token string) {
-	if token == "" || len(token) > maxToken || strings.ContainsAny(token, " \n") {
-		return // (one answer, one line: a shim's own is 32 hex digits)
-	}
-	if m.tokens == nil || len(m.tokens) >= maxTokens {
-		m.tokens = map[int]string{}
-	}
-	m.tokens[seq] = token
+// A shimEnd is a running command's shim, as the manager keeps it to
+// answer the command's end itself: a copy of the connection the keeper
+// got, and the shim's token ([hello.Token]) if it is one line.
+type shimEnd struct {
+	fd    int
+	token string
 }
 
-// maxTokens bounds the shims' tokens a manager keeps, maxToken the
-// length of one.
+// keepEnd keeps the seq-th command's connection (fd) and its shim's
+// token until its end is answered ([manager.answer]): the shim goes on
+// only at the connection's end, so only once the manager has dealt with
+// the session's guard ticket. At most maxTokens are kept: past it the
+// connections kept are closed (their shims reconcile, as without an
+// answer, which the guard's lock orders after the manager's release).
+func (m *manager) keepEnd(seq, fd int, token string) {
+	if token == "" || len(token) > maxToken || strings.ContainsAny(token, " \n") {
+		token = "" // (one answer, one line: a shim's own is 32 hex digits)
+	}
+	if len(m.ends) >= maxTokens {
+		m.closeEnds()
+	}
+	if m.ends == nil {
+		m.ends = map[int]shimEnd{}
+	}
+	m.ends[seq] = shimEnd{fd, token}
+}
+
+// closeEnds closes every connection kept to answer, unanswered.
+func (m *manager) closeEnds() {
+	for _, e := range m.ends {
+		unix.Close(e.fd)
+	}
+	m.ends = nil
+}
+
+// maxTokens bounds the shims' connections a manager keeps, maxToken the
+// length of one's token.
 const (
 	maxTokens = 256
 	maxToken  = 64
 )
 
-// answer is the manager's answer to the keeper's "-SEQ": "aSEQ", and,
-// when the ticket was just given back quietly ([manager.release]), the
-// shim's token, which the keeper passes on ([released]): only this
-// process and the shim know it (it came before the keeper got the
-// connection), so nothing in the sandbox can say it for the manager.
-func (m *manager) answer(seq int, quiet bool) []byte {
-	msg := "a" + strconv.Itoa(seq)
-	if token := m.tokens[seq]; quiet && token != "" {
-		msg += " " + token
+// answer answers the end of the seq-th command to its shim, on the
+// manager's own copy of its connection, and closes it: "released
+// TOKEN" when the ticket was just given back quietly
+// ([manager.release]), the shim's token, which only this process and
+// the shim know (it never enters the sandbox: the keeper does not
+// pass it), so nothing in the sandbox can say it; else nothing. The
+// keeper sent "exit" before it told the manager the end, so the line
+// comes after it.
+func (m *manager) answer(seq int, quiet bool) {
+	e, ok := m.ends[seq]
+	if !ok {
+		return
 	}
-	delete(m.tokens, seq)
-	return []byte(msg)
+	delete(m.ends, seq)
+	if quiet && e.token != "" {
+		// (A shim that reads nothing cannot hold the manager up.)
+		unix.Sendto(e.fd, []byte("released "+e.token+"\n"), unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL, nil)
+	}
+	unix.Close(e.fd)
 }
 
 // credentials reads a command's credential values from conn, gives them
