@@ -18,6 +18,7 @@ import (
 	"github.com/cordonsh/cordon/decision"
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/internal/printable"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/review"
@@ -473,7 +474,7 @@ func (ctx *Context) Confined() bool {
 // parentProcess is the process that started this one: the agent.
 func parentProcess() decision.Process {
 	p := decision.Process{PID: os.Getppid()}
-	if data, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(p.PID), "comm")); err == nil {
+	if data, err := smallfile.ReadFile(filepath.Join("/proc", fmt.Sprint(p.PID), "comm")); err == nil {
 		p.Name = strings.TrimSpace(string(data))
 	}
 	return p
@@ -607,7 +608,7 @@ func Sandboxed() (why string, in bool) {
 	if platform.SeatbeltApplied() {
 		return "a Seatbelt profile applies", true
 	}
-	data, err := os.ReadFile("/proc/self/status")
+	data, err := smallfile.ReadFile("/proc/self/status")
 	if err != nil {
 		return "", false
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cordonsh/cordon/gitkey"
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/nethost"
 	"github.com/cordonsh/cordon/netproxy"
 )
@@ -74,7 +75,7 @@ func remoteURLs(ws, stateDir string, git func() (string, error)) []gitkey.Entry 
 	if ws == "" {
 		return nil
 	}
-	data, err := os.ReadFile(repoConfig(ws))
+	data, err := smallfile.ReadFile(repoConfig(ws))
 	if err != nil {
 		return nil
 	}
@@ -130,7 +131,7 @@ func cachedURLs(cache, sum string) ([]gitkey.Entry, bool) {
 	if cache == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(cache)
+	data, err := smallfile.ReadFile(cache)
 	if err != nil {
 		return nil, false
 	}

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // Confined reports whether this process already runs inside a sandbox
@@ -93,7 +95,7 @@ func LoopbackOnly() bool {
 
 // selfStatus is /proc/self/status, read once: the fields cordon looks at
 // (no_new_privs, seccomp, capabilities) do not change before it execs.
-var selfStatus = sync.OnceValues(func() ([]byte, error) { return os.ReadFile("/proc/self/status") })
+var selfStatus = sync.OnceValues(func() ([]byte, error) { return smallfile.ReadFile("/proc/self/status") })
 
 func statusField(status []byte, name, want string) bool {
 	for _, line := range bytes.Split(status, []byte("\n")) {

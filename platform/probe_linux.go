@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // bwrapDirs are where bwrap is looked for. PATH is not searched: the
@@ -112,7 +114,7 @@ func probeKey(path string) (string, error) {
 	// one changes (Ubuntu's AppArmor restriction turned on), the probe
 	// runs again instead of trusting a stale "works".
 	for _, f := range userNSSettings {
-		if b, err := os.ReadFile(f.file); err == nil {
+		if b, err := smallfile.ReadFile(f.file); err == nil {
 			key += ":" + strings.TrimSpace(string(b))
 		}
 	}
@@ -120,7 +122,7 @@ func probeKey(path string) (string, error) {
 }
 
 func readProbe(cache, path, key string) *BwrapProbe {
-	data, err := os.ReadFile(cache)
+	data, err := smallfile.ReadFile(cache)
 	if err != nil {
 		return nil
 	}

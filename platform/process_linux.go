@@ -2,7 +2,6 @@ package platform
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // userHZ is the unit of /proc's process start times: the kernel reports
@@ -110,7 +111,7 @@ func sandboxMark() (time.Time, bool) {
 // bootTime is when the machine started, by the wall clock: /proc/stat's
 // btime, read once.
 var bootTime = sync.OnceValues(func() (time.Time, error) {
-	data, err := os.ReadFile("/proc/stat")
+	data, err := smallfile.ReadFile("/proc/stat")
 	if err != nil {
 		return time.Time{}, err
 	}

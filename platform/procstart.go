@@ -1,9 +1,10 @@
 package platform
 
 import (
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // ProcessStart is the start time of process pid, as /proc gives it (clock
@@ -40,7 +41,7 @@ func procStat(pid int) []string {
 
 // procStatNamed is procStat with the command name (comm).
 func procStatNamed(pid int) (name string, fields []string) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	data, err := smallfile.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return "", nil
 	}

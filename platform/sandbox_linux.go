@@ -1,11 +1,12 @@
 package platform
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // Sandbox returns the backend that confines programs by p. name is auto,
@@ -58,7 +59,7 @@ func newBwrap(p *Policy, stateDir string) (*bwrapBackend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if max, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(max)) == "0" {
+	if max, err := smallfile.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(max)) == "0" {
 		// Inside a sandbox made with --disable-userns (cordon's own, when
 		// a confined script starts a shell), or a system without them.
 		return nil, errorString("bwrap cannot run here: user namespaces are disabled (user.max_user_namespaces is 0)")

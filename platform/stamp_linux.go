@@ -2,11 +2,12 @@ package platform
 
 import (
 	"errors"
-	"io"
 	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // canStamp is whether files can be witnessed here (see policycache.go).
@@ -28,19 +29,17 @@ func statStamp(path string) (stamp, bool) {
 // by the effective user, that no one else may read or write, of at most
 // max bytes.
 func readOwnFile(file string, max int64) ([]byte, bool) {
-	f, err := os.OpenFile(file, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	var st unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG ||
-		st.Uid != uint32(os.Geteuid()) || st.Mode&0o077 != 0 || st.Size > max {
-		return nil, false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	return data, err == nil && int64(len(data)) <= max
+	data, err := smallfile.Read(file, unix.O_NOFOLLOW, max, func(st *unix.Stat_t) error {
+		if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Uid != uint32(os.Geteuid()) || st.Mode&0o077 != 0 {
+			return errNotOwn
+		}
+		return nil
+	})
+	return data, err == nil
 }
+
+// errNotOwn is readOwnFile's refusal of a file that is not the user's alone.
+var errNotOwn = errors.New("not a regular file of the user's alone")
 
 // inode is fi's inode number.
 func inode(fi os.FileInfo) uint64 {

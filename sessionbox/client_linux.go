@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/internal/wire"
 	"github.com/cordonsh/cordon/platform"
 )
@@ -403,7 +404,7 @@ func readSecret(dir string) ([]byte, error) {
 		return nil, fmt.Errorf("%s must be a directory of this user's, of mode 0700", dir)
 	}
 	file := filepath.Join(dir, "secret")
-	if s, err := os.ReadFile(file); err == nil && len(s) == 32 {
+	if s, err := smallfile.ReadFile(file); err == nil && len(s) == 32 {
 		return s, nil
 	}
 	s := make([]byte, 32)
@@ -414,7 +415,7 @@ func readSecret(dir string) ([]byte, error) {
 	}
 	if err := os.Link(tmp, file); err != nil {
 		os.Remove(tmp)
-		if s, err := os.ReadFile(file); err == nil && len(s) == 32 {
+		if s, err := smallfile.ReadFile(file); err == nil && len(s) == 32 {
 			return s, nil // made by another command meanwhile
 		}
 		return nil, err
@@ -673,7 +674,7 @@ func inheritable() []int {
 	return fds
 }
 
-func selfStatus() ([]byte, error) { return os.ReadFile("/proc/self/status") }
+func selfStatus() ([]byte, error) { return smallfile.ReadFile("/proc/self/status") }
 
 // statusValue is field name of a /proc/PID/status.
 func statusValue(status []byte, name string) string {

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -91,7 +92,7 @@ func Prepare(stateDir, session, ws string) {
 // names, or returns -1.
 func dialPrepare(stateDir, session, ws string) int {
 	dir := Dir(stateDir)
-	secret, err := os.ReadFile(filepath.Join(dir, "secret")) // made by the first command, checked then
+	secret, err := smallfile.ReadFile(filepath.Join(dir, "secret")) // made by the first command, checked then
 	if err != nil || len(secret) != 32 {
 		return -1
 	}

@@ -1,0 +1,89 @@
+//go:build unix
+
+package smallfile
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// ReadFile answers as os.ReadFile does: the same bytes for files of any
+// size (a /proc file, whose size is 0, too), the same kind of error.
+func TestReadFileAsOS(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, n := range []int{0, 1, 511, 512, 513, 4096, 100_000} {
+		f := filepath.Join(dir, strings.Repeat("x", 1+n%7)+string(rune('a'+len(files))))
+		if err := os.WriteFile(f, bytes.Repeat([]byte("ab\n"), n)[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if runtime.GOOS == "linux" {
+		files = append(files, "/proc/self/cmdline", "/proc/stat")
+	}
+	for _, f := range files {
+		got, err := ReadFile(f)
+		want, werr := os.ReadFile(f)
+		if err != nil || werr != nil || (!bytes.Equal(got, want) && !strings.HasPrefix(f, "/proc/")) || (len(want) > 0) != (len(got) > 0) {
+			t.Errorf("%s: %d bytes, %v; os.ReadFile: %d bytes, %v", f, len(got), err, len(want), werr)
+		}
+	}
+	missing := filepath.Join(dir, "missing")
+	_, err := ReadFile(missing)
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrNotExist) || !os.IsNotExist(err) || !errors.As(err, &pe) || pe.Op != "open" || pe.Path != missing {
+		t.Errorf("missing file: %#v", err)
+	}
+	if _, err := ReadFile(dir); err == nil {
+		t.Error("a directory was read")
+	}
+}
+
+// Read keeps to its flags, its check and its bound.
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Read(link, 0, -1, nil); err != nil || string(got) != "0123456789" {
+		t.Errorf("through a link: %q, %v", got, err)
+	}
+	if _, err := Read(link, unix.O_NOFOLLOW, -1, nil); !errors.Is(err, unix.ELOOP) {
+		t.Errorf("O_NOFOLLOW on a link: %v", err)
+	}
+	for _, c := range []struct {
+		max int64
+		ok  bool
+	}{{-1, true}, {10, true}, {11, true}, {1000, true}, {9, false}, {0, false}} {
+		got, err := Read(file, 0, c.max, nil)
+		if c.ok != (err == nil) || (c.ok && string(got) != "0123456789") || (!c.ok && !errors.Is(err, ErrTooLarge)) {
+			t.Errorf("max %d: %q, %v", c.max, got, err)
+		}
+	}
+	if runtime.GOOS == "linux" {
+		// A /proc file has a size of 0: the bound holds as it is read.
+		if _, err := Read("/proc/self/status", 0, 10, nil); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("/proc/self/status with a bound of 10: %v", err)
+		}
+	}
+	refused := errors.New("refused")
+	var seen int64
+	_, err := Read(file, 0, -1, func(st *unix.Stat_t) error { seen = st.Size; return refused })
+	if err != refused || seen != 10 {
+		t.Errorf("check: %v after a size of %d", err, seen)
+	}
+}
