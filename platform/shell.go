@@ -78,20 +78,35 @@ func FindShell(name, pathEnv, self string, since func() time.Time, writable ...s
 	if runtime.GOOS == "windows" {
 		f.file, dirs = windowsShellDirs(name, systemDir(), programFiles(), filepath.SplitList(pathEnv))
 	}
-	var passed []string
+	inWritable := func(dir string) bool {
+		if len(writable) == 0 {
+			return false
+		}
+		real, err := filepath.EvalSymlinks(dir)
+		return err == nil && slices.ContainsFunc(writable, func(w string) bool { return Within(real, w) })
+	}
+	// Whether a directory is writable matters only where the shell is
+	// (resolving a directory's links costs a call per component); the
+	// error lists the others that are, found below.
 	for _, dir := range dirs {
-		if real, err := filepath.EvalSymlinks(dir); err == nil && slices.ContainsFunc(writable, func(w string) bool { return Within(real, w) }) {
-			passed = append(passed, dir)
+		p, fi, ok := f.candidate(dir)
+		if !ok || inWritable(dir) {
 			continue
 		}
-		if p, ok := f.try(dir); ok {
+		if f.try(p, fi) {
 			return p, nil
+		}
+	}
+	var passed []string
+	for _, dir := range dirs {
+		if inWritable(dir) {
+			passed = append(passed, dir)
 		}
 	}
 	// Only cordon where the shells are: inside cordon agent's namespace,
 	// the real ones are in its read-only tmpfs (docs/agent.md).
 	if dir := agentShellsDir(); len(f.skipped) > 0 && dir != "" && !slices.ContainsFunc(writable, func(w string) bool { return Within(dir, w) }) {
-		if p, ok := f.try(dir); ok {
+		if p, fi, ok := f.candidate(dir); ok && f.try(p, fi) {
 			return p, nil
 		}
 		dirs = append(dirs, dir)
@@ -234,27 +249,33 @@ type finder struct {
 	recent  []string
 }
 
-// try reports whether dir holds a real shell, recording cordon when it
-// finds it instead.
-func (f *finder) try(dir string) (string, bool) {
+// candidate returns the file dir would hold the shell in, when it is an
+// executable regular file.
+func (f *finder) candidate(dir string) (string, os.FileInfo, bool) {
 	p := filepath.Join(dir, f.file)
 	fi, err := os.Stat(p)
 	if err != nil || !isExecutable(fi) {
-		return "", false
+		return "", nil, false
 	}
+	return p, fi, true
+}
+
+// try reports whether p, a candidate described by fi, is a real shell,
+// recording cordon when it finds it instead.
+func (f *finder) try(p string, fi os.FileInfo) bool {
 	if os.SameFile(fi, f.me) || f.isCopy(p, fi) {
 		f.skipped = append(f.skipped, p)
-		return "", false
+		return false
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", false
+		return false
 	}
 	if writtenSince(real, fi, f.since) {
 		f.recent = append(f.recent, p)
-		return "", false
+		return false
 	}
-	return p, true
+	return true
 }
 
 func isExecutable(fi os.FileInfo) bool {

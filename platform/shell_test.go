@@ -312,3 +312,80 @@ func heldDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
+
+// FindShell's answers where writable directories and others mix on PATH:
+// a writable directory with a bash, one without, links to each, a real
+// directory, and one with cordon itself. Its error lists every writable
+// directory searched, whether or not it holds a bash.
+func TestFindShellWritableMix(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix file modes and symlinks")
+	}
+	withFallback(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := filepath.Join(root, "cordon")
+	writeExe(t, self, "cordon binary")
+	ws := filepath.Join(root, "ws")
+	with, without, sys, shims := ws+"/with", ws+"/without", root+"/sys", root+"/shims"
+	link, linkWithout := root+"/link", root+"/link-without"
+	for _, d := range []string{with, without, sys, shims} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	makeShell(t, "real", self, with+"/bash")
+	makeShell(t, "real", self, sys+"/bash")
+	makeShell(t, "symlink", self, shims+"/bash")
+	if err := os.Symlink(with, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(without, linkWithout); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path     []string
+		writable []string
+		want     string
+		nf       *NotFoundError
+	}{
+		{[]string{with, without, link, sys}, []string{ws}, sys + "/bash", nil},
+		{[]string{without, with, sys}, nil, with + "/bash", nil},
+		{[]string{linkWithout, link, with}, []string{without}, link + "/bash", nil},
+		{[]string{shims, without, with, link, sys}, []string{ws}, sys + "/bash", nil},
+		{[]string{with, without, link, linkWithout}, []string{ws}, "", &NotFoundError{
+			Dirs:     []string{with, without, link, linkWithout},
+			Writable: []string{with, without, link, linkWithout}}},
+		{[]string{without, sys}, []string{sys}, "", &NotFoundError{
+			Dirs:     []string{without, sys},
+			Writable: []string{sys}}},
+		{[]string{shims, linkWithout, root, link}, []string{ws}, "", &NotFoundError{
+			Dirs:     []string{shims, linkWithout, root, link},
+			Skipped:  []string{shims + "/bash"},
+			Writable: []string{linkWithout, link}}},
+	}
+	for i, tt := range tests {
+		got, err := FindShell("bash", strings.Join(tt.path, ":"), self, agentLater, tt.writable...)
+		if tt.nf == nil {
+			if got != tt.want || err != nil {
+				t.Errorf("%d: FindShell = %q, %v; want %q", i, got, err, tt.want)
+			}
+			continue
+		}
+		var nf *NotFoundError
+		if !errors.As(err, &nf) {
+			t.Errorf("%d: FindShell = %q, %v; want not found", i, got, err)
+			continue
+		}
+		if len(nf.Skipped) > 0 && agentShellsDir() != "" {
+			continue // searched further, in cordon agent's directory
+		}
+		tt.nf.Name = "bash"
+		if !slices.Equal(nf.Dirs, tt.nf.Dirs) || !slices.Equal(nf.Skipped, tt.nf.Skipped) ||
+			!slices.Equal(nf.Writable, tt.nf.Writable) || !slices.Equal(nf.Recent, tt.nf.Recent) || nf.Error() != tt.nf.Error() {
+			t.Errorf("%d: not found %+v; want %+v", i, *nf, *tt.nf)
+		}
+	}
+}
