@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/platform"
@@ -32,10 +33,12 @@ func makeCaches(entries []string, home, path string) {
 	if err != nil || real == "/" {
 		return
 	}
-	checked := false
-	// A program named by more than one entry (cargo, go, pnpm) is
-	// looked for on PATH once.
-	found := map[string]bool{}
+	// The entries not there yet, and their programs: each is looked for
+	// on PATH once (cargo, go and pnpm are named by more than one), in
+	// one pass over its directories.
+	type cache struct{ rel, program string }
+	var missing []cache
+	var programs []string
 	for _, e := range entries {
 		e, program, _ := strings.Cut(e, " ")
 		rel, ok := strings.CutPrefix(e, "~/")
@@ -49,14 +52,24 @@ func makeCaches(entries []string, home, path string) {
 		if _, err := os.Lstat(filepath.Join(real, rel)); err == nil || !os.IsNotExist(err) {
 			continue // there already (or not ours to look at)
 		}
-		if program != "-" {
-			on, seen := found[program]
-			if !seen {
-				on = onPath(program, path)
-				found[program] = on
-			}
-			if !on {
-				continue // the tool is not installed: nothing will use it
+		missing = append(missing, cache{rel, program})
+		if program != "-" && !slices.Contains(programs, program) {
+			programs = append(programs, program)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	found := onPath(programs, path)
+	checked, made := false, false
+	for _, c := range missing {
+		if c.program != "-" && !found[c.program] {
+			continue // the tool is not installed: nothing will use it
+		}
+		if made {
+			// An entry made before may hold this one.
+			if _, err := os.Lstat(filepath.Join(real, c.rel)); err == nil || !os.IsNotExist(err) {
+				continue
 			}
 		}
 		if !checked {
@@ -65,23 +78,43 @@ func makeCaches(entries []string, home, path string) {
 			}
 			checked = true
 		}
-		mkdirBelow(real, strings.Split(rel, "/"))
+		mkdirBelow(real, strings.Split(c.rel, "/"))
+		made = true
 	}
 }
 
-// onPath reports whether program is an executable file in one of the
-// directories of path.
-func onPath(program, path string) bool {
-	if program == "" || strings.ContainsRune(program, '/') {
-		return false
+// onPath reports which of programs are executable files in one of the
+// absolute directories of path, looking in each directory once (PATH
+// often names one twice) and for the programs not found yet.
+func onPath(programs []string, path string) map[string]bool {
+	found := make(map[string]bool, len(programs))
+	left := 0
+	for _, p := range programs {
+		if p != "" && !strings.ContainsRune(p, '/') {
+			left++
+		}
 	}
+	var seen []string
 	for _, dir := range filepath.SplitList(path) {
+		if left == 0 {
+			break
+		}
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(dir, program)); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return true
+		if dir = filepath.Clean(dir); slices.Contains(seen, dir) {
+			continue
+		}
+		seen = append(seen, dir)
+		for _, p := range programs {
+			if found[p] || p == "" || strings.ContainsRune(p, '/') {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(dir, p)); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+				found[p] = true
+				left--
+			}
 		}
 	}
-	return false
+	return found
 }

@@ -5,6 +5,8 @@ package decide
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cordonsh/cordon/invocation"
@@ -52,15 +54,78 @@ func TestMakeCachesSystemHome(t *testing.T) {
 	}
 }
 
-// BenchmarkMakeCaches is the cost on every command once the caches
-// exist: one lstat per entry.
+// BenchmarkMakeCaches is the cost on every command: "exist", once the
+// caches exist, one lstat per entry; "absent", where the caches of tools
+// not installed are missing (the common case: a home has the caches of
+// a few of the tools cordon knows), a look through PATH for each of
+// those tools, here on a PATH of twelve directories, one named twice,
+// and a relative entry.
 func BenchmarkMakeCaches(b *testing.B) {
-	home := b.TempDir()
 	entries := invocation.BuiltinRules().Paths().MadeCaches
-	makeCaches(entries, home, os.Getenv("PATH"))
-	b.ReportAllocs()
-	for b.Loop() {
+	b.Run("exist", func(b *testing.B) {
+		home := b.TempDir()
 		makeCaches(entries, home, os.Getenv("PATH"))
+		b.ReportAllocs()
+		for b.Loop() {
+			makeCaches(entries, home, os.Getenv("PATH"))
+		}
+	})
+	b.Run("absent", func(b *testing.B) {
+		home := b.TempDir()
+		var dirs []string
+		for range 12 {
+			dirs = append(dirs, b.TempDir())
+		}
+		path := strings.Join(append(dirs, "bin", dirs[2]), string(os.PathListSeparator))
+		makeCaches(entries, home, path)
+		b.ReportAllocs()
+		for b.Loop() {
+			makeCaches(entries, home, path)
+		}
+	})
+}
+
+// onPath finds each program in the first directory of PATH that holds it
+// as an executable regular file, and looks at absolute directories only.
+func TestOnPath(t *testing.T) {
+	a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(a, "npm"), []byte("#!/bin/sh\n"), 0o644) // not executable
+	os.WriteFile(filepath.Join(b, "npm"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(c, "go"), []byte("#!/bin/sh\n"), 0o755)
+	os.Mkdir(filepath.Join(a, "mvn"), 0o755) // a directory
+	t.Chdir(c)
+	os.Mkdir("rel", 0o755)
+	os.WriteFile(filepath.Join(c, "rel", "bun"), []byte("#!/bin/sh\n"), 0o755)
+	programs := []string{"npm", "go", "mvn", "bun", "rel/bun", "", "cargo", "npm"}
+	for _, c := range []struct {
+		path string
+		want string
+	}{
+		{strings.Join([]string{a, a + "/", b, "rel", c, b}, string(os.PathListSeparator)), "go npm"},
+		{strings.Join([]string{a, "rel", "", a}, string(os.PathListSeparator)), ""},
+		{c, "go"},
+		{"", ""},
+	} {
+		var got []string
+		for p, on := range onPath(programs, c.path) {
+			if on {
+				got = append(got, p)
+			}
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("onPath(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+// An entry made below another missing one leaves nothing to make for it:
+// both are there, each once.
+func TestMakeCachesNested(t *testing.T) {
+	home := t.TempDir()
+	makeCaches([]string{"~/.cache/pip -", "~/.cache -", "~/.cache/pip -"}, home, "")
+	if fi, err := os.Lstat(filepath.Join(home, ".cache", "pip")); err != nil || !fi.IsDir() {
+		t.Errorf("~/.cache/pip was not made: %v", err)
 	}
 }
 
