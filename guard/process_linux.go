@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -463,9 +464,11 @@ func killAll(spare func(pid int) bool) {
 // left out.
 func descendants(pid int) []int {
 	var out []int
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	// (Through bare descriptors: read for every process of a sandbox at
+	// each command's end.)
+	tasks, _ := smallfile.ReadDirNames(fmt.Sprintf("/proc/%d/task", pid))
 	for _, t := range tasks {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		data, err := smallfile.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t))
 		if err != nil {
 			continue
 		}
@@ -481,7 +484,7 @@ func descendants(pid int) []int {
 
 // zombie reports whether process pid has ended (or is gone).
 func zombie(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	data, err := smallfile.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return true
 	}

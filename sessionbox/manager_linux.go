@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cordonsh/cordon/internal/printable"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"os"
 	"os/signal"
 	"slices"
@@ -873,7 +874,7 @@ func identity(pid int) (map[string]string, int, error) {
 // [manager.inSandbox] asks of each process at a command's end: its
 // namespaces are not read).
 func seccompFilters(pid int) (int, error) {
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	status, err := smallfile.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0, err
 	}

@@ -83,3 +83,37 @@ func Read(name string, flags int, max int64, check func(*unix.Stat_t) error) ([]
 		data = data[:len(data)+n]
 	}
 }
+
+// ReadDirNames returns the names in directory name, unsorted, read
+// through a bare descriptor as [ReadFile] reads a file (os.ReadDir's
+// would be registered with the poller): a /proc directory of a process's
+// threads, read at every command's end.
+func ReadDirNames(name string) ([]string, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	var names []string
+	buf := make([]byte, 8192)
+	for {
+		n, err := unix.ReadDirent(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return names, &fs.PathError{Op: "readdirent", Path: name, Err: err}
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}

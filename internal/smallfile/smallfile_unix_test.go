@@ -5,10 +5,12 @@ package smallfile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,5 +87,30 @@ func TestRead(t *testing.T) {
 	_, err := Read(file, 0, -1, func(st *unix.Stat_t) error { seen = st.Size; return refused })
 	if err != refused || seen != 10 {
 		t.Errorf("check: %v after a size of %d", err, seen)
+	}
+}
+
+// TestReadDirNames: the names os.ReadDir gives, a missing directory's
+// error is fs.ErrNotExist's, and a file is no directory.
+func TestReadDirNames(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for i := range 300 {
+		name := fmt.Sprintf("entry-%03d-%s", i, strings.Repeat("x", i%40))
+		want = append(want, name)
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ReadDirNames(dir)
+	slices.Sort(got)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("ReadDirNames = %d names, %v; want %d", len(got), err, len(want))
+	}
+	if _, err := ReadDirNames(filepath.Join(dir, "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing directory: %v", err)
+	}
+	if _, err := ReadDirNames(filepath.Join(dir, want[0])); err == nil {
+		t.Error("a file was listed as a directory")
 	}
 }
