@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"maps"
 	"os"
 	"path/filepath"
@@ -1123,7 +1124,7 @@ func markBelow(stateDir, ws string, t time.Time) bool {
 }
 
 func readMark(name string) (time.Time, bool) {
-	data, err := os.ReadFile(name)
+	data, err := smallfile.ReadFile(name)
 	if err != nil {
 		return time.Time{}, false
 	}

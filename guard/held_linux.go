@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -175,7 +176,7 @@ func compactHeld(file string) {
 
 // readHeld returns the intervals kept in stateDir.
 func readHeld(stateDir string) []heldInterval {
-	data, _ := os.ReadFile(heldFile(stateDir))
+	data, _ := smallfile.ReadFile(heldFile(stateDir))
 	return foldHeld(data)
 }
 
@@ -430,7 +431,7 @@ func madeWhileHeld(stateDir, gitDir string) (string, bool) {
 	if stateDir == "" || gitDir == "" {
 		return "", false
 	}
-	data, _ := os.ReadFile(heldFile(stateDir))
+	data, _ := smallfile.ReadFile(heldFile(stateDir))
 	if !mayHold(data, gitDir) {
 		return "", false
 	}

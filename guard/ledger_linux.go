@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -293,7 +294,7 @@ func open(stateDir, ws string, create bool) (*book, error) {
 		}
 		flags |= os.O_CREATE
 	}
-	lock, err := os.OpenFile(file+".lock", flags, 0o600)
+	lock, err := openLock(file+".lock", flags)
 	if err != nil {
 		return nil, err
 	}
@@ -302,10 +303,10 @@ func open(stateDir, ws string, create bool) (*book, error) {
 		return nil, err
 	}
 	b := &book{lock: lock, file: file, stateDir: stateDir, l: ledger{Workspace: ws}}
-	data, err := os.ReadFile(file)
+	data, err := smallfile.ReadFile(file)
 	if err == nil {
 		b.read = data
-		contents, cerr := os.ReadFile(contentsFile(file))
+		contents, cerr := smallfile.ReadFile(contentsFile(file))
 		if cerr != nil {
 			contents = nil
 		}
@@ -360,6 +361,17 @@ func (b *book) save() error {
 }
 
 func (b *book) close() { b.lock.Close() }
+
+// openLock opens a ledger's lock file with flags (os.O_RDWR, and
+// os.O_CREATE to make it), mode 0600, through a bare descriptor: os.OpenFile
+// would register it with the poller, a lock file is only locked.
+func openLock(name string, flags int) (*os.File, error) {
+	fd, err := unix.Open(name, flags|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
 
 // sweep reconciles when a ticket's process has died without doing it
 // (killed with the sandbox still running, say) and drops such tickets.
@@ -612,7 +624,7 @@ func ledgers(stateDir, ws string) []remotesView {
 	}
 	var out []remotesView
 	for d := filepath.Clean(ws); ; d = filepath.Dir(d) {
-		if data, err := os.ReadFile(ledgerFile(stateDir, d)); err == nil {
+		if data, err := smallfile.ReadFile(ledgerFile(stateDir, d)); err == nil {
 			var l remotesView
 			if json.Unmarshal(data, &l) == nil && l.Workspace == d {
 				out = append(out, l)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"os"
 	"slices"
 	"strings"
@@ -173,7 +174,7 @@ func Reconcile(stateDir, ws string) ([]string, error) {
 // way: Reconcile then opens it in full.
 func reconcileIdle(stateDir, ws string) ([]string, bool) {
 	file := ledgerFile(stateDir, ws)
-	lock, err := os.OpenFile(file+".lock", os.O_RDWR, 0o600)
+	lock, err := openLock(file+".lock", os.O_RDWR)
 	if err != nil {
 		return nil, false
 	}
@@ -181,7 +182,7 @@ func reconcileIdle(stateDir, ws string) ([]string, bool) {
 	if filelock.Lock(lock) != nil {
 		return nil, false
 	}
-	data, err := os.ReadFile(file)
+	data, err := smallfile.ReadFile(file)
 	if err != nil || bytes.Contains(data, []byte(`"active":`)) {
 		return nil, false // a ticket (or a name that looks like one): read in full
 	}
@@ -234,7 +235,7 @@ func TakeLines(stateDir, ws string) []string { return takeLines(stateDir, ws) }
 // takeLines returns and forgets the lines [keepLines] kept for ws.
 func takeLines(stateDir, ws string) []string {
 	name := ledgerFile(stateDir, ws) + ".lines"
-	data, err := os.ReadFile(name)
+	data, err := smallfile.ReadFile(name)
 	if err != nil {
 		return nil
 	}
