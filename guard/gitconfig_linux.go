@@ -105,43 +105,65 @@ func (w *walker) absolute(patterns []string) {
 }
 
 // A dirCache holds the directories [walker.absolute] went through, by
-// path, open.
+// path, open. One is gone through again only while the name in its
+// parent (itself checked so, up from the root) is still that directory:
+// a directory renamed or replaced meanwhile (by a process a command left
+// running) is opened again, as a walk of its own would.
 type dirCache struct {
-	fds   map[string]int
+	fds   map[string]heldDir
 	lines int // len(walker.lines) when it was last emptied
+}
+
+// A heldDir is a directory kept open, and its identity when opened.
+type heldDir struct {
+	fd       int
+	dev, ino uint64
 }
 
 // maxCachedDirs bounds the descriptors a dirCache holds; past it a
 // directory is opened and closed for each pattern, as before.
 const maxCachedDirs = 64
 
-// open returns the directory name in dirfd (path path), opened without
-// following a link, and whether the caller must close it.
-func (c *dirCache) open(dirfd int, name, path string) (int, bool, error) {
+// open returns the directory name in dirfd (path path, stat st), opened
+// without following a link, and whether the caller must close it.
+func (c *dirCache) open(dirfd int, name, path string, st *unix.Stat_t) (int, bool, error) {
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-	if err != nil || len(c.fds) >= maxCachedDirs {
-		return fd, err == nil, err
+	if err != nil {
+		return fd, false, err
+	}
+	var opened unix.Stat_t
+	if old, ok := c.fds[path]; ok {
+		unix.Close(old.fd)
+		delete(c.fds, path)
+	}
+	if len(c.fds) >= maxCachedDirs || unix.Fstat(fd, &opened) != nil || opened.Dev != st.Dev || opened.Ino != st.Ino {
+		return fd, true, nil
 	}
 	if c.fds == nil {
-		c.fds = map[string]int{}
+		c.fds = map[string]heldDir{}
 	}
-	c.fds[path] = fd
+	c.fds[path] = heldDir{fd: fd, dev: st.Dev, ino: st.Ino}
 	return fd, false, nil
 }
 
-// held returns the directory at path when c holds it (c may be nil).
-func (c *dirCache) held(path string) (int, bool) {
+// held returns the directory at path when c holds it (c may be nil) and
+// it is still the one stat st (of path's name, in the directory walked
+// through now) describes.
+func (c *dirCache) held(path string, st *unix.Stat_t) (int, bool) {
 	if c == nil {
 		return -1, false
 	}
-	fd, ok := c.fds[path]
-	return fd, ok
+	d, ok := c.fds[path]
+	if !ok || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Dev != d.dev || st.Ino != d.ino {
+		return -1, false
+	}
+	return d.fd, true
 }
 
 // reset closes every directory held.
 func (c *dirCache) reset() {
-	for _, fd := range c.fds {
-		unix.Close(fd)
+	for _, d := range c.fds {
+		unix.Close(d.fd)
 	}
 	c.fds = nil
 }

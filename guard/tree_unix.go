@@ -146,14 +146,14 @@ func (w *walker) walk(dirfd int, dir string, comps []string) {
 	last := len(comps) == 1
 	for _, name := range w.matches(dirfd, dir, comps[0]) {
 		path := dir + "/" + name
-		if fd, ok := w.dirs.held(path); ok && !last {
-			// (Gone through for an earlier pattern: a directory, not a
-			// link, opened without following one.)
+		var st unix.Stat_t
+		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if fd, ok := w.dirs.held(path, &st); ok && err == nil && !last {
+			// (Gone through for an earlier pattern, and still what
+			// the name is: a directory, not a link.)
 			w.walk(fd, path, comps[1:])
 			continue
 		}
-		var st unix.Stat_t
-		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 		switch {
 		case last && w.trusted == nil:
 			if err == nil && !(w.files && st.Mode&unix.S_IFMT == unix.S_IFDIR) {
@@ -176,7 +176,7 @@ func (w *walker) walk(dirfd int, dir string, comps []string) {
 				w.check(dirfd, name, path, &st, nil)
 			}
 		case st.Mode&unix.S_IFMT == unix.S_IFDIR && w.dirs != nil:
-			fd, mine, err := w.dirs.open(dirfd, name, path)
+			fd, mine, err := w.dirs.open(dirfd, name, path, &st)
 			if err == nil {
 				w.walk(fd, path, comps[1:])
 				if mine {
