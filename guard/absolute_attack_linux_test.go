@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestConfigsSharedDirsSwappedBetweenPatterns: a process a command left
@@ -93,5 +96,64 @@ func TestConfigsManyDirs(t *testing.T) {
 	}
 	if after := fds(); after != before {
 		t.Errorf("descriptors: %d before, %d after", before, after)
+	}
+}
+
+// TestConfigsFewDescriptorsLeft: in a process near its limit of open
+// descriptors (a manager with many connections), the directories kept
+// open must not use up what the walk needs: every planted key is still
+// put back.
+func TestConfigsFewDescriptorsLeft(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	ws := t.TempDir()
+	var pats []string
+	for i := range 40 {
+		p := filepath.Join(ws, fmt.Sprintf("r%03d/.git/config", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("[user]\n\tname = a\n"), 0o644)
+		pats = append(pats, p)
+	}
+	trusted := snapshotConfigs(pats)
+	// Planted in the last repositories: the walk keeps every directory
+	// before them open.
+	for _, p := range pats[len(pats)-4:] {
+		os.WriteFile(p, []byte("[core]\n\tpager = touch /tmp/pwned\n"), 0o644)
+	}
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	// Room for 32 more descriptors: a walk's own (its path's
+	// directories, a listing, git's pipes) and a few more.
+	e, _ := os.ReadDir("/proc/self/fd")
+	open := map[int]bool{}
+	for _, d := range e {
+		if n, err := strconv.Atoi(d.Name()); err == nil {
+			open[n] = true
+		}
+	}
+	free, n := 0, 0
+	for ; free < 32; n++ {
+		if !open[n] {
+			free++
+		}
+	}
+	low := lim
+	low.Cur = uint64(n)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	q := newQuarantine(t.TempDir())
+	lines := func() []string {
+		defer unix.Setrlimit(unix.RLIMIT_NOFILE, &lim)
+		return reconcileConfigs(pats, trusted, &keyGuard{git: git, safe: testSafe}, q)
+	}()
+	for _, p := range pats {
+		if data, _ := os.ReadFile(p); strings.Contains(string(data), "pager") {
+			t.Errorf("%s: not put back (%d lines)", p, len(lines))
+		}
 	}
 }
