@@ -88,6 +88,10 @@ func (w *walker) absolute(patterns []string) {
 	}
 	defer unix.Close(root)
 	w.dirs = &dirCache{}
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil {
+		w.dirs.limit = lim.Cur
+	}
 	defer func() { w.dirs.reset(); w.dirs = nil }()
 	seen := map[string]bool{}
 	for _, pat := range patterns {
@@ -112,6 +116,11 @@ func (w *walker) absolute(patterns []string) {
 type dirCache struct {
 	fds   map[string]heldDir
 	lines int // len(walker.lines) when it was last emptied
+	// limit is the process's bound on descriptors: directories are
+	// kept open only far below it, so that a process with many open
+	// (a manager's connections) still has those a walk needs: a
+	// directory that cannot be opened is not walked.
+	limit uint64
 }
 
 // A heldDir is a directory kept open, and its identity when opened.
@@ -136,7 +145,7 @@ func (c *dirCache) open(dirfd int, name, path string, st *unix.Stat_t) (int, boo
 		unix.Close(old.fd)
 		delete(c.fds, path)
 	}
-	if len(c.fds) >= maxCachedDirs || unix.Fstat(fd, &opened) != nil || opened.Dev != st.Dev || opened.Ino != st.Ino {
+	if len(c.fds) >= maxCachedDirs || uint64(fd)+maxCachedDirs >= c.limit/2 || unix.Fstat(fd, &opened) != nil || opened.Dev != st.Dev || opened.Ino != st.Ino {
 		return fd, true, nil
 	}
 	if c.fds == nil {
