@@ -24,7 +24,14 @@ import (
 //     whose flags a filter cannot read, answers ENOSYS so that the C
 //     library falls back to clone): they open kernel code that is no
 //     use to a build (bwrap's --disable-userns does the same);
-//   - with the network off, socket(2) for any family but AF_UNIX.
+//   - with the network off, socket(2) for any family but AF_UNIX;
+//   - prlimit on another process, to set its limits: without a pid
+//     namespace (Landlock), the guard process, the session's manager and
+//     the shim that reconcile after a command are the same user's, and
+//     a limit of 4 descriptors (or of a file's size, or of CPU time)
+//     keeps them from putting back what the command planted
+//     (battery TestSessionPrlimitGuards); its own limits (pid 0, what
+//     setrlimit and ulimit use) and reading another's stay allowed.
 //
 // Everything else is allowed.
 
@@ -34,6 +41,7 @@ const (
 	offArch = 4
 	offArg0 = 16
 	offArg1 = 24
+	offArg2 = 32
 )
 
 // tiocLinux is TIOCLINUX, which x/sys does not name.
@@ -126,6 +134,7 @@ func seccompFilter(network Network) ([]unix.SockFilter, error) {
 	p.jump(bpfJeq, unix.SYS_UNSHARE, "nsflags", "")
 	p.jump(bpfJeq, unix.SYS_CLONE, "nsflags", "")
 	p.jump(bpfJeq, unix.SYS_CLONE3, "enosys", "")
+	p.jump(bpfJeq, unix.SYS_PRLIMIT64, "prlimit", "")
 	if network == NetworkOff {
 		p.jump(bpfJeq, unix.SYS_SOCKET, "socket", "")
 	}
@@ -141,6 +150,16 @@ func seccompFilter(network Network) ([]unix.SockFilter, error) {
 	p.label("nsflags")
 	p.stmt(bpfLdAbsW, offArg0)
 	p.jump(bpfJset, unix.CLONE_NEWUSER, "eperm", "allow")
+
+	// prlimit64(pid, resource, new, old): pid is an int (the upper half
+	// ignored); new a pointer, NULL when only reading.
+	p.label("prlimit")
+	p.stmt(bpfLdAbsW, offArg0)
+	p.jump(bpfJeq, 0, "allow", "")
+	p.stmt(bpfLdAbsW, offArg2)
+	p.jump(bpfJeq, 0, "", "eperm")
+	p.stmt(bpfLdAbsW, offArg2+4)
+	p.jump(bpfJeq, 0, "allow", "eperm")
 
 	if network == NetworkOff {
 		p.label("socket")
