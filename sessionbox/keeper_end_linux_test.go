@@ -18,7 +18,7 @@ func keeperWithManager(t *testing.T) (*keeper, int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Close(pair[0]); unix.Close(pair[1]) })
-	k := &keeper{ctl: pair[0], acks: map[int]chan string{}, forks: make(chan func())}
+	k := &keeper{ctl: pair[0], forks: make(chan func())}
 	go func() {
 		for f := range k.forks {
 			f()
@@ -30,10 +30,16 @@ func keeperWithManager(t *testing.T) (*keeper, int) {
 }
 
 // served starts k.serve on a new connection running script, and returns
-// the shim's end and a channel closed when serve returns.
-func served(t *testing.T, k *keeper, script string) (int, chan struct{}) {
+// the shim's end, the manager's copy of the keeper's end (as the manager
+// keeps one to answer the command's end), and a channel closed when
+// serve returns.
+func served(t *testing.T, k *keeper, script string) (int, int, chan struct{}) {
 	t.Helper()
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := unix.Dup(pair[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +52,16 @@ func served(t *testing.T, k *keeper, script string) (int, chan struct{}) {
 	if line, err := readLine(pair[0]); err != nil || !strings.HasPrefix(line, "pid ") {
 		t.Fatalf("keeper said %q %v", line, err)
 	}
-	return pair[0], done
+	return pair[0], mgr, done
+}
+
+// answers answers the end of a command on the manager's copy of its
+// connection, as manager.answer does, and closes it.
+func answers(mgr int, token string) {
+	if token != "" {
+		writeLine(mgr, "released %s", token)
+	}
+	unix.Close(mgr)
 }
 
 // managerReads reads the keeper's next message to the manager.
@@ -61,15 +76,16 @@ func managerReads(t *testing.T, ctl int) string {
 }
 
 // TestKeeperEndOrder: the shim's connection ends only after the
-// manager answered the command's end (its ticket dealt with): a shim
-// that closed its end at once still waits; one killed between "exit"
-// and its close does not end the session ("!"), and its command's end
-// is still told; one that keeps its end open gets the answer when it
-// closes it.
+// manager answered the command's end (its ticket dealt with) on its own
+// copy of the connection: a shim that closed its end at once still
+// waits; one killed between "exit" and its close does not end the
+// session ("!"), and its command's end is still told; one that keeps its
+// end open gets the answer all the same, and the keeper's copy is closed
+// only once the shim closed its end.
 func TestKeeperEndOrder(t *testing.T) {
 	t.Run("shim waits for the answer", func(t *testing.T) {
 		k, ctl := keeperWithManager(t)
-		shim, done := served(t, k, "exit 3")
+		shim, mgr, done := served(t, k, "exit 3")
 		defer unix.Close(shim)
 		if got := managerReads(t, ctl); got != "+" {
 			t.Fatalf("manager got %q", got)
@@ -82,21 +98,21 @@ func TestKeeperEndOrder(t *testing.T) {
 		if got := managerReads(t, ctl); got != "-1" {
 			t.Fatalf("manager got %q, want -1", got)
 		}
+		<-done
 		// The manager reconciles for a while: the shim must not go on.
 		time.Sleep(300 * time.Millisecond)
 		fds := []unix.PollFd{{Fd: int32(shim), Events: unix.POLLIN}}
 		if n, _ := unix.Poll(fds, 0); n != 0 {
 			t.Fatalf("the shim's connection is readable (%#x) before the manager answered", fds[0].Revents)
 		}
-		k.answered("1 tok")
+		answers(mgr, "tok")
 		if !released(r, "tok") {
 			t.Error("the shim was not told its token")
 		}
-		<-done
 	})
 	t.Run("shim killed after exit", func(t *testing.T) {
 		k, ctl := keeperWithManager(t)
-		shim, done := served(t, k, "exit 0")
+		shim, mgr, done := served(t, k, "exit 0")
 		managerReads(t, ctl) // "+"
 		if _, _, err := wait(shim); err != nil {
 			t.Fatal(err)
@@ -105,8 +121,8 @@ func TestKeeperEndOrder(t *testing.T) {
 		if got := managerReads(t, ctl); got != "-1" {
 			t.Fatalf("manager got %q, want -1 (a shim gone after its command's end ends nothing)", got)
 		}
-		k.answered("1 tok")
 		<-done
+		answers(mgr, "tok")
 		unix.SetsockoptTimeval(ctl, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: 200000})
 		buf := make([]byte, 16)
 		if n, err := unix.Read(ctl, buf); err == nil {
@@ -115,7 +131,7 @@ func TestKeeperEndOrder(t *testing.T) {
 	})
 	t.Run("shim keeps its end open", func(t *testing.T) {
 		k, ctl := keeperWithManager(t)
-		shim, done := served(t, k, "exit 0")
+		shim, mgr, done := served(t, k, "exit 0")
 		defer unix.Close(shim)
 		managerReads(t, ctl) // "+"
 		_, r, err := wait(shim)
@@ -127,7 +143,7 @@ func TestKeeperEndOrder(t *testing.T) {
 		if got := managerReads(t, ctl); got != "-1" {
 			t.Fatalf("manager got %q, want -1", got)
 		}
-		k.answered("1 tok")
+		answers(mgr, "tok")
 		select {
 		case <-done:
 			t.Fatal("the keeper closed the connection before the shim closed its end")
