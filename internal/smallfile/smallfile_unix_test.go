@@ -114,3 +114,20 @@ func TestReadDirNames(t *testing.T) {
 		t.Error("a file was listed as a directory")
 	}
 }
+// BenchmarkReadFile reads a file of a ledger's size (1 kB) with ReadFile
+// and with os.ReadFile.
+func BenchmarkReadFile(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "f")
+	if err := os.WriteFile(file, bytes.Repeat([]byte("x"), 1024), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for name, read := range map[string]func(string) ([]byte, error){"smallfile": ReadFile, "os": os.ReadFile} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := read(file); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
