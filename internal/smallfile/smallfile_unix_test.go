@@ -114,6 +114,7 @@ func TestReadDirNames(t *testing.T) {
 		t.Error("a file was listed as a directory")
 	}
 }
+
 // BenchmarkReadFile reads a file of a ledger's size (1 kB) with ReadFile
 // and with os.ReadFile.
 func BenchmarkReadFile(b *testing.B) {
