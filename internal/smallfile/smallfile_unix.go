@@ -19,16 +19,9 @@ func ReadFile(name string) ([]byte, error) { return Read(name, 0, -1, nil) }
 // or more, a file of more than max bytes is an [ErrTooLarge] error, and
 // no more than max+1 bytes are read.
 func Read(name string, flags int, max int64, check func(*unix.Stat_t) error) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := open(name, flags)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, err
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
@@ -89,16 +82,9 @@ func Read(name string, flags int, max int64, check func(*unix.Stat_t) error) ([]
 // would be registered with the poller): a /proc directory of a process's
 // threads, read at every command's end.
 func ReadDirNames(name string) ([]string, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := open(name, unix.O_DIRECTORY)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, err
 	}
 	defer unix.Close(fd)
 	var names []string
@@ -115,5 +101,20 @@ func ReadDirNames(name string) ([]string, error) {
 			return names, nil
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
+
+// open opens name read-only with flags added, retrying when a signal
+// interrupts it, its error an *fs.PathError as os.Open's.
+func open(name string, flags int) (int, error) {
+	for {
+		fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return fd, nil
 	}
 }
