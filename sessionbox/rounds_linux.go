@@ -254,7 +254,7 @@ func (m *manager) roundEnd(seq int) {
 	// looking again every millisecond.
 	ws := c.round.Workspace
 	st := snapshot.Open(m.s.StateDir, c.round.Budgets)
-	st.MarkPending(ws, c.pid, os.Getpid())
+	st.MarkPending(ws, c.pid, c.pidStart, os.Getpid())
 	go func() {
 		if !lockedLook(st, ws, lookHold, func() bool { return sharedMapping(ws) }, func() { st.DonePending(ws, c.pid, c.pidStart) }) {
 			return
@@ -329,7 +329,7 @@ func (m *manager) startSaver(c *command, clock time.Time) bool {
 	if err := cmd.Start(); err != nil {
 		return false
 	}
-	snapshot.Open(m.s.StateDir, r.Budgets).MarkPending(r.Workspace, c.pid, cmd.Process.Pid)
+	snapshot.Open(m.s.StateDir, r.Budgets).MarkPending(r.Workspace, c.pid, c.pidStart, cmd.Process.Pid)
 	pid := cmd.Process.Pid
 	m.saversMu.Lock()
 	if m.savers == nil {

@@ -47,7 +47,7 @@ func (r *run) startGuard(store *snapshot.Store, c *decide.Confinement, dir, id, 
 	if startClosed(cmd) != nil {
 		return
 	}
-	store.MarkPending(ws, os.Getpid(), cmd.Process.Pid)
+	store.MarkPending(ws, os.Getpid(), "", cmd.Process.Pid)
 	cmd.Process.Release()
 }
 

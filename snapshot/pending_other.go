@@ -19,7 +19,7 @@ func (s *Store) Rounds(ws string) int { return 0 }
 func (s *Store) LastRound(ws string) (time.Time, bool) { return time.Time{}, false }
 
 // MarkPending is a no-op here.
-func (s *Store) MarkPending(ws string, pid, saver int) error { return nil }
+func (s *Store) MarkPending(ws string, pid int, pidStart string, saver int) error { return nil }
 
 // LockPending is a no-op here.
 func (s *Store) LockPending(ws string) (func(), error) { return func() {}, nil }

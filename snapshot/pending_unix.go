@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -65,17 +66,33 @@ func (s *Store) LastRound(ws string) (began time.Time, ok bool) {
 	return time.Unix(sec, nsec), true
 }
 
-// MarkPending records that saver will save ws after process pid ends.
-func (s *Store) MarkPending(ws string, pid, saver int) error {
+// MarkPending records that saver will save ws after process pid, which
+// started at pidStart ([platform.ProcessStart]; "": read now), ends.
+func (s *Store) MarkPending(ws string, pid int, pidStart string, saver int) error {
 	dir := s.pendingDir(ws)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, markName(pid)), []byte(markName(saver)), 0o600)
+	name := strconv.Itoa(pid) + "-" + pidStart
+	if pidStart == "" {
+		name = markName(pid)
+	}
+	return os.WriteFile(filepath.Join(dir, name), []byte(markName(saver)), 0o600)
 }
 
 // markName names process pid as PID-START.
-func markName(pid int) string { return strconv.Itoa(pid) + "-" + platform.ProcessStart(pid) }
+func markName(pid int) string {
+	if pid == os.Getpid() {
+		return selfMark()
+	}
+	return strconv.Itoa(pid) + "-" + platform.ProcessStart(pid)
+}
+
+// selfMark is this process's name as [markName] gives it (a session's
+// manager marks itself after each command).
+var selfMark = sync.OnceValue(func() string {
+	return strconv.Itoa(os.Getpid()) + "-" + platform.ProcessStart(os.Getpid())
+})
 
 // parseMark reads PID-START.
 func parseMark(s string) (int, string, bool) {

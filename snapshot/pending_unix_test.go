@@ -5,6 +5,8 @@ package snapshot
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -14,7 +16,7 @@ import (
 func TestWaitPendingStale(t *testing.T) {
 	s, ws := newStore(t, Budgets{})
 	// A mark whose command and saver are both gone is removed at once.
-	if err := s.MarkPending(ws, 1<<22, 1<<22); err != nil {
+	if err := s.MarkPending(ws, 1<<22, "", 1<<22); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
@@ -72,7 +74,7 @@ func TestWaitPendingZombieSaver(t *testing.T) {
 	}
 	command, saver := zombie(), zombie()
 	// The marks are made while both run, as the shim makes them.
-	if err := s.MarkPending(ws, command.Process.Pid, saver.Process.Pid); err != nil {
+	if err := s.MarkPending(ws, command.Process.Pid, "", saver.Process.Pid); err != nil {
 		t.Fatal(err)
 	}
 	if platform.ProcessStart(saver.Process.Pid) == "" {
@@ -100,7 +102,7 @@ func TestWaitPendingOnLock(t *testing.T) {
 		t.Skip("no true:", err)
 	}
 	pid := cmd.Process.Pid // ended: its round is due
-	if err := s.MarkPending(ws, pid, os.Getpid()); err != nil {
+	if err := s.MarkPending(ws, pid, "", os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
 	unlock, ok := s.TryLockPending(ws)
@@ -129,5 +131,37 @@ func TestWaitPendingOnLock(t *testing.T) {
 		t.Fatal("the saving lock not let go")
 	} else {
 		unlock()
+	}
+}
+
+// TestMarkPendingStart: a mark named by the start its caller knows is
+// the one [Store.DonePending] removes by that start, also when the
+// command's process is gone by then (a shim the agent killed: its mark,
+// named afresh, would have no start and stay).
+func TestMarkPendingStart(t *testing.T) {
+	s, ws := newStore(t, Budgets{})
+	cmd := exec.Command("sleep", "10")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid, start := cmd.Process.Pid, platform.ProcessStart(cmd.Process.Pid)
+	if start == "" {
+		t.Skip("no /proc")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if err := s.MarkPending(ws, pid, start, os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	des, _ := os.ReadDir(s.pendingDir(ws))
+	if len(des) != 1 || des[0].Name() != strconv.Itoa(pid)+"-"+start {
+		t.Fatalf("marks %v, want one named %d-%s", des, pid, start)
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.pendingDir(ws), des[0].Name())); string(data) != strconv.Itoa(os.Getpid())+"-"+platform.ProcessStart(os.Getpid()) {
+		t.Errorf("the mark names saver %q", data)
+	}
+	s.DonePending(ws, pid, start)
+	if des, _ := os.ReadDir(s.pendingDir(ws)); len(des) != 0 {
+		t.Errorf("marks left: %v", des)
 	}
 }
