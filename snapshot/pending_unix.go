@@ -5,8 +5,10 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,22 +149,24 @@ const maxPendingWait = 60 * time.Second
 // It returns at once when nothing is pending, the usual case.
 func (s *Store) WaitPending(ws string) {
 	dir := s.pendingDir(ws)
-	des, err := os.ReadDir(dir)
-	if err != nil || len(des) == 0 {
+	// (Every command looks: through a bare descriptor.)
+	names, err := smallfile.ReadDirNames(dir)
+	if err != nil || len(names) == 0 {
 		return
 	}
+	slices.Sort(names)
 	deadline := time.Now().Add(maxPendingWait)
 	defer func() {
 		if !time.Now().Before(deadline) {
 			s.Log(fmt.Sprintf("%s: a command did not wait longer for the save of the one before it (%v)", ws, maxPendingWait))
 		}
 	}()
-	for _, d := range des {
-		pid, start, ok := parseMark(d.Name())
+	for _, name := range names {
+		pid, start, ok := parseMark(name)
 		if !ok || pid == os.Getpid() {
 			continue
 		}
-		mark := filepath.Join(dir, d.Name())
+		mark := filepath.Join(dir, name)
 		for time.Now().Before(deadline) {
 			data, err := os.ReadFile(mark)
 			if err != nil {
