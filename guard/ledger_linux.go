@@ -511,7 +511,7 @@ func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, wat
 func end(stateDir, ws string) (lines []string, idle bool, err error) {
 	lines, idle, save, err := ending(stateDir, ws)
 	if err != nil {
-		return nil, false, err
+		return lines, false, err
 	}
 	if err := save(); err != nil {
 		return lines, false, err
@@ -523,19 +523,47 @@ func end(stateDir, ws string) (lines []string, idle bool, err error) {
 // caller to do (it must): until then the ledger stays locked, so no
 // other guard reads or writes it, while everything end puts back is
 // already back. A session's manager answers its command in between.
+// What readers take from the ledger without its lock ([ledger.unlocked])
+// is saved before it returns, when the end changed it: a command that
+// starts once this one's end is answered may read it so (a remote the
+// command added, read as the person's, would get the person's
+// credential).
 func ending(stateDir, ws string) (lines []string, idle bool, save func() error, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
 		return nil, false, nil, err
 	}
+	before := b.l.unlocked()
 	me := self()
 	b.l.Active = slices.DeleteFunc(b.l.Active, func(t ticket) bool { return t == me || !t.alive() })
 	lines = b.reconcile()
 	b.closeHeld()
+	if !bytes.Equal(before, b.l.unlocked()) {
+		defer b.close()
+		if err := b.save(); err != nil {
+			return lines, false, nil, err
+		}
+		return lines, len(b.l.Active) == 0, func() error { return nil }, nil
+	}
 	return lines, len(b.l.Active) == 0, sync.OnceValue(func() error {
 		defer b.close()
 		return b.save()
 	}), nil
+}
+
+// unlocked is what the guard's readers that take no lock read of l
+// ([ledgers], [keptGitDirs], [watched], [ownPlaces], [outerOwn]),
+// encoded. The trusted state is not in it: [TrustedContent], read by
+// cordon undo, finds at worst the one before a command's end.
+func (l *ledger) unlocked() []byte {
+	data, _ := json.Marshal(struct {
+		AgentRemotes, Made, MadeDirs, Roots, Adopted, AdoptedBare []string
+		Included, RootPatterns, RootConfigs                       []string
+		Own                                                       []ownRepo
+		MadeMore, OwnWalked                                       bool
+	}{l.AgentRemotes, l.Made, l.MadeDirs, l.Roots, l.Adopted, l.AdoptedBare,
+		l.Included, l.RootPatterns, l.RootConfigs, l.Own, l.MadeMore, l.OwnWalked})
+	return data
 }
 
 // Sweep reconciles workspace ws when a guard died before it could (see

@@ -104,7 +104,7 @@ func ReleaseIdleSaveLater(stateDir, ws string) (lines []string, idle bool, save 
 	watching.Unlock()
 	put, idle, save, err := ending(stateDir, ws)
 	if err != nil {
-		return takeLines(stateDir, ws), false, nil, err
+		return append(takeLines(stateDir, ws), put...), false, nil, err
 	}
 	return append(takeLines(stateDir, ws), put...), idle, save, nil
 }
