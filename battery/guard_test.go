@@ -215,7 +215,17 @@ func TestGuardLedgerDamaged(t *testing.T) {
 				t.Fatal("no ledger was written")
 			}
 			for _, l := range ledgers {
+				// Under the ledger's lock: a session's manager saves it
+				// just after it answers a command's end.
+				lock, err := os.OpenFile(l+".lock", os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+					t.Fatal(err)
+				}
 				os.WriteFile(l, []byte(`{"workspace": "`), 0o600)
+				lock.Close()
 			}
 			out, _ := b.shim("echo ok")
 			if !strings.Contains(out, "could not be read") || !strings.Contains(out, "ok") {
