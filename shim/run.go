@@ -185,22 +185,27 @@ func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 	}
 	r.ctx.ForSession = forSession(r.ctx.Settings)
 	r.ctx.Prepare = func() (*decide.Confinement, error) { return r.confine(dir) }
-	if (inv.Mode == invocation.ModeStdin || inv.Mode == invocation.ModeInteractive) && streamedStdin() {
-		return r.piped(inv, dir)
-	}
+	piped := (inv.Mode == invocation.ModeStdin || inv.Mode == invocation.ModeInteractive) && streamedStdin()
 	// A guard that died before putting its workspace back (killed with
 	// the sandbox still running) leaves that to the next command; so does
 	// a process of a session's sandbox that wrote there since the last
-	// command. Before the policy is made: what is put back is not bound.
+	// command. Before the policy is made: what is put back is not bound,
+	// and a remote a command of the session added (one still running)
+	// is the ledger's, never the person's, when the policy's credential
+	// broker reads it (a piped shell's too: TestGitPushBesideRunning).
 	if ws := r.ctx.Workspace.Dir; ws != "" {
-		for _, line := range reconcileBefore(decide.StateDir(r.ctx.Getenv), ws, r.ctx.Settings) {
+		for _, line := range reconcileBefore(decide.StateDir(r.ctx.Getenv), ws) {
 			r.print(line + "\n")
 		}
 		// The session's manager, if one runs, takes the guard's ticket
-		// while the command is judged (sessionbox.Prepare).
-		if r.ctx.ForSession {
+		// while the command is judged (sessionbox.Prepare); a piped
+		// shell runs in a sandbox of its own.
+		if r.ctx.ForSession && !piped {
 			sessionbox.Prepare(decide.StateDir(r.ctx.Getenv), getenv(r.env, "CORDON_SESSION"), ws)
 		}
+	}
+	if piped {
+		return r.piped(inv, dir)
 	}
 	d := r.ctx.Decide(req)
 	if d.Error == "" && d.Allowed() && hookedTerminal(inv) {

@@ -39,15 +39,19 @@ func execConfined(c *decide.Confinement, stateDir, path string, argv []string, g
 }
 
 // reconcileBefore puts back the guarded places of workspace ws before a
-// command: what a dead guard left (see [guard.Sweep]) and, with sessions
-// on, what a background process of the session's sandbox wrote since the
-// last command ([guard.Reconcile]). It returns one line per path.
-func reconcileBefore(stateDir, ws string, cfg *config.Config) []string {
-	if cfg != nil && cfg.Sandbox.SessionOn() {
-		lines, _ := guard.Reconcile(stateDir, ws)
-		return lines
+// command: what a dead guard left (see [guard.Sweep]), what a background
+// process of a session's sandbox wrote since the last command, and what
+// a command still running there (another one of the agent's) did so far
+// ([guard.Reconcile]): the remotes it added are then the ledger's, never
+// the person's, when this command's policy gives the person's git
+// credential to the workspace's own remotes (found by an attacker:
+// TestGitPushBesideRunning).
+func reconcileBefore(stateDir, ws string) []string {
+	if stateDir == "" {
+		return nil
 	}
-	return guard.Sweep(stateDir, ws)
+	lines, _ := guard.Reconcile(stateDir, ws)
+	return lines
 }
 
 // ConfineForSession is [decide.Confine] for a command that may run in a
@@ -67,7 +71,7 @@ func ConfineForSession(dir string, env []string, opts *decide.ConfineOptions) (*
 	if err != nil || c.Workspace.Dir == "" {
 		return c, nil, err
 	}
-	lines := reconcileBefore(decide.StateDir(decide.EnvLookup(env)), c.Workspace.Dir, c.Settings)
+	lines := reconcileBefore(decide.StateDir(decide.EnvLookup(env)), c.Workspace.Dir)
 	if len(lines) > 0 {
 		c, err = confine()
 	}
