@@ -15,14 +15,14 @@ import (
 
 // TestGitPushBesideRunning: a remote that a command adds while it runs
 // is the command's for a command started meanwhile too (a piped shell,
-// or bash -c), sessions on or off: the new command's policy must not
+// bash -c, or cordon run), sessions on or off: the new command's policy must not
 // take it for the person's, so git there gets no credential for it, even
 // through a script the judge cannot read (found by an attacker: the
 // policy was made from a ledger that learns a command's remotes only at
 // its end; a piped shell, and any command without sessions, did not
 // reconcile first).
 func TestGitPushBesideRunning(t *testing.T) {
-	atOnce(t, []string{"session-on/piped", "session-on/command", "session-off/piped", "session-off/command"}, func(t *testing.T, name string) {
+	atOnce(t, []string{"session-on/piped", "session-on/command", "session-on/run", "session-off/piped", "session-off/command", "session-off/run"}, func(t *testing.T, name string) {
 		session, how, _ := strings.Cut(strings.TrimPrefix(name, "session-"), "/")
 		r := newSessionRig(t, "bwrap", "  session: "+session+"\n")
 		port, seen, bare, _, _ := gitPushSetup(t, r.battery)
@@ -52,11 +52,15 @@ func TestGitPushBesideRunning(t *testing.T) {
 		before := len(seen())
 		// (In a script the judge cannot read: the broker alone decides.)
 		cmd := exec.Command(r.shim, "-c", "./xsh < .q")
-		if how == "piped" {
-			cmd = exec.Command(r.shim)
-			cmd.Stdin = strings.NewReader("./xsh < .q\n")
-		}
 		cmd.Args[0] = "bash"
+		switch how {
+		case "piped":
+			cmd = exec.Command(r.shim)
+			cmd.Args[0] = "bash"
+			cmd.Stdin = strings.NewReader("./xsh < .q\n")
+		case "run":
+			cmd = exec.Command(r.cordon, "run", "--backend", "bwrap", "--network", "allowlist", "--workspace", r.ws, "--", r.bash, "-c", "./xsh < .q")
+		}
 		cmd.Dir, cmd.Env = r.ws, r.env
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

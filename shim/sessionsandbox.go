@@ -57,24 +57,25 @@ func reconcileBefore(stateDir, ws string) []string {
 // ConfineForSession is [decide.Confine] for a command that may run in a
 // session's sandbox: the workspace's guarded places are put back first
 // (see reconcileBefore), and the policy made after, so that it binds
-// nothing that was moved away; the lines say what was put back.
+// nothing that was moved away and reads the remotes a command still
+// running added as the ledger's; the lines say what was put back.
 func ConfineForSession(dir string, env []string, opts *decide.ConfineOptions) (*decide.Confinement, []string, error) {
-	confine := func() (*decide.Confinement, error) {
-		ctx, err := decide.NewContext(dir, env, opts)
-		if err != nil {
-			return nil, err
+	ctx, err := decide.NewContext(dir, env, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var lines []string
+	if ws := ctx.Workspace.Dir; ws != "" {
+		lines = reconcileBefore(decide.StateDir(decide.EnvLookup(env)), ws)
+		if len(lines) > 0 {
+			// (What it read may be what was put back.)
+			if ctx, err = decide.NewContext(dir, env, opts); err != nil {
+				return nil, lines, err
+			}
 		}
-		ctx.ForSession = forSession(ctx.Settings)
-		return ctx.Confine(opts)
 	}
-	c, err := confine()
-	if err != nil || c.Workspace.Dir == "" {
-		return c, nil, err
-	}
-	lines := reconcileBefore(decide.StateDir(decide.EnvLookup(env)), c.Workspace.Dir)
-	if len(lines) > 0 {
-		c, err = confine()
-	}
+	ctx.ForSession = forSession(ctx.Settings)
+	c, err := ctx.Confine(opts)
 	return c, lines, err
 }
 
