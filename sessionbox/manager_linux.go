@@ -725,8 +725,10 @@ type shimEnd struct {
 // token until its end is answered ([manager.answer]): the shim goes on
 // only at the connection's end, so only once the manager has dealt with
 // the session's guard ticket. At most maxTokens are kept: past it the
-// connections kept are closed (their shims reconcile, as without an
-// answer, which the guard's lock orders after the manager's release).
+// connections kept are closed, unanswered: their shims reconcile
+// themselves, as without an answer (with the session's ticket live, a
+// reconcile puts back what differs from the trusted state, as the
+// manager's release would).
 func (m *manager) keepEnd(seq, fd int, token string) {
 	if token == "" || len(token) > maxToken || strings.ContainsAny(token, " \n") {
 		token = "" // (one answer, one line: a shim's own is 32 hex digits)
