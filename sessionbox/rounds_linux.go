@@ -77,8 +77,9 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 		return // (the round after the command runs all the same)
 	}
 	// What the walk at the sandbox's start found is kept once: this
-	// command's round clears the watch's paths.
-	m.keepBefore(st, clock, r.Workspace, m.early)
+	// command's round clears the watch's paths. The clock may move on
+	// (see [snapshot.Store.ClockPast]): the pre-round's is the same.
+	clock = m.keepBefore(st, clock, r.Workspace, m.early)
 	m.early = nil
 	c.saver = m.startSaver(c, clock)
 }
@@ -87,8 +88,9 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 // since the last round ([manager.keepChanged]): those the watch names,
 // with those early found before the watch's paths were cleared; when it
 // cannot name them, those of the workspace changed since the last round
-// began.
-func (m *manager) keepBefore(st *snapshot.Store, clock time.Time, ws string, early *earlyWalk) {
+// began. It returns the clock they were kept with: clock, or a later
+// reading when one of them changed in clock's tick ([manager.keep]).
+func (m *manager) keepBefore(st *snapshot.Store, clock time.Time, ws string, early *earlyWalk) time.Time {
 	if paths, ok := m.changes.Paths(); ok {
 		files := m.changedFiles(paths, time.Time{})
 		if early != nil {
@@ -98,7 +100,7 @@ func (m *manager) keepBefore(st *snapshot.Store, clock time.Time, ws string, ear
 			slices.Sort(files)
 			files = slices.Compact(files)
 		}
-		st.Refresh(ws, files, clock)
+		return m.keep(st, clock, files)
 	} else if last, ok := st.LastRound(ws); ok {
 		// The watch cannot name what changed: it has just started (a
 		// new session's first command, the agent's Landlock session
@@ -107,8 +109,9 @@ func (m *manager) keepBefore(st *snapshot.Store, clock time.Time, ws string, ear
 		// (whichever session or shim ran it) is found by its change
 		// time instead: else a person's edit made while the old
 		// session lived would not be kept before this command.
-		m.keepChanged(st, clock, []string{"."}, last)
+		return m.keepChanged(st, clock, []string{"."}, last)
 	}
+	return clock
 }
 
 // An earlyWalk is what [manager.walkEarly] found.
@@ -163,9 +166,25 @@ func (m *manager) walkEarly() *earlyWalk {
 // is there to undo; without a session nothing tells which files
 // changed, and only the repository's data is kept before a command
 // (shim.preRound). Not what is in a git directory (the saver's
-// pre-round keeps the repository's data) or in a regenerable one.
-func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []string, since time.Time) {
-	st.Refresh(m.s.Policy.Workspace, m.changedFiles(paths, since), clock)
+// pre-round keeps the repository's data) or in a regenerable one. It
+// returns the clock they were kept with ([manager.keep]).
+func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []string, since time.Time) time.Time {
+	return m.keep(st, clock, m.changedFiles(paths, since))
+}
+
+// keep keeps files (absolute paths) in the workspace's index, changed
+// before clock, and returns the clock it kept them with. The command has
+// not started (the keeper does not have it yet): a file that carries
+// clock's own change time was changed before clock was read, in the same
+// tick (a person's edit right before the command, an agent's file tool
+// then its shell), so the file clock is read again once past it
+// ([snapshot.Store.ClockPast]), else [snapshot.Store.Refresh] would
+// leave the file to the command's round, which takes it for the
+// command's doing and keeps nothing to undo it to.
+func (m *manager) keep(st *snapshot.Store, clock time.Time, files []string) time.Time {
+	clock = st.ClockPast(clock, files)
+	st.Refresh(m.s.Policy.Workspace, files, clock)
+	return clock
 }
 
 // changedFiles are the files [manager.keepChanged] keeps, as absolute paths.

@@ -309,3 +309,46 @@ func TestFirstRoundWalkedEarly(t *testing.T) {
 		t.Errorf("kept %q, want %q", kept, want)
 	}
 }
+
+// TestKeepChangedSameTick: a file changed right before the command
+// starts, within the tick of the file clock read for it (it carries that
+// reading's own change time: an agent's file tool, then its shell), is
+// kept before the command, which has not started: without it, the
+// command's round takes the edit for the command's, and a command that
+// destroys it cannot be undone to it (TestSessionRoundUndo's "a person
+// between commands" failed so about one run in ten).
+func TestKeepChangedSameTick(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	st := snapshot.Open(state, snapshot.Budgets{Command: 1 << 20})
+	file := filepath.Join(ws, "edited")
+	changeTime := func() time.Time {
+		var s unix.Stat_t
+		if err := unix.Lstat(file, &s); err != nil {
+			t.Fatal(err)
+		}
+		return time.Unix(s.Ctim.Unix())
+	}
+	var clock time.Time
+	for i := 0; ; i++ {
+		if i == 200 {
+			t.Skip("the file clock never read a file's change time written just before")
+		}
+		if err := os.WriteFile(file, []byte(fmt.Sprint("v", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if clock, err = st.FileClock(); err != nil {
+			t.Fatal(err)
+		}
+		if changeTime().Equal(clock) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	m := &manager{s: spec{Policy: &platform.Policy{Workspace: ws}, StateDir: state}}
+	m.keepChanged(st, clock, []string{"edited"}, time.Time{})
+	entries := st.Index(ws).Entries
+	if len(entries) != 1 || entries[0].Path != file {
+		t.Fatalf("a file changed before the command, in the clock's tick, was not kept: the index holds %v", entries)
+	}
+}

@@ -38,14 +38,44 @@ func (s *Store) FileClock() (time.Time, error) {
 const maxClockWait = 200 * time.Millisecond
 
 // passClock returns once the file clock is past t, so that whatever
-// changes afterwards carries a change time after t.
-func (s *Store) passClock(t time.Time) {
+// changes afterwards carries a change time after t: the first reading
+// past t (the last one when maxClockWait passed first, zero on an error).
+func (s *Store) passClock(t time.Time) time.Time {
 	deadline := time.Now().Add(maxClockWait)
-	for time.Now().Before(deadline) {
+	for {
 		now, err := s.FileClock()
-		if err != nil || now.After(t) {
-			return
+		if err != nil || now.After(t) || !time.Now().Before(deadline) {
+			return now
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// ClockPast returns clock, a reading of the file clock taken before a
+// command starts, unless a file among paths carries a change time at or
+// after it: then a later reading, once the file clock is past clock. A
+// file changed before clock was read may carry clock itself (changed
+// within the same tick of the coarse clock, or the last fine-grained
+// time the kernel stamped, which the next coarse ones repeat), and
+// [Store.Refresh] leaves such a file to the command's round, as the
+// command's doing: a person's edit made just before the command would
+// not be kept, and the command that destroys it could not be undone.
+// A reading past clock is after every change made before clock was
+// read. Where the kernel stamps a file whose times were just read with
+// a fine-grained time (multigrain timestamps, Linux 6.13), that is one
+// more write and stat; elsewhere it waits for the next tick.
+func (s *Store) ClockPast(clock time.Time, paths []string) time.Time {
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if sec, nsec := ctime(fi); !time.Unix(sec, nsec).Before(clock) {
+			if now := s.passClock(clock); now.After(clock) {
+				return now
+			}
+			return clock
+		}
+	}
+	return clock
 }

@@ -347,3 +347,44 @@ func TestNoGitHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestClockPast: a reading of the file clock is kept when the files
+// changed before it carry earlier times; when one carries the reading
+// itself (changed within its tick, before it was read), a later reading
+// is returned, past that file's change time.
+func TestClockPast(t *testing.T) {
+	s, ws := newStore(t, Budgets{})
+	file := filepath.Join(ws, "edited")
+	changeTime := func() time.Time {
+		fi, err := os.Lstat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Unix(ctime(fi))
+	}
+	write(t, file, "old")
+	time.Sleep(2 * tick)
+	clock, err := s.FileClock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.ClockPast(clock, []string{file, filepath.Join(ws, "gone")}); !got.Equal(clock) {
+		t.Errorf("a file changed ticks before moved the clock on, from %v to %v", clock, got)
+	}
+	for i := 0; ; i++ {
+		if i == 200 {
+			t.Skip("the file clock never read a file's change time written just before")
+		}
+		write(t, file, fmt.Sprint("v", i))
+		if clock, err = s.FileClock(); err != nil {
+			t.Fatal(err)
+		}
+		if changeTime().Equal(clock) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got := s.ClockPast(clock, []string{file}); !got.After(changeTime()) {
+		t.Errorf("the clock %v is not past a file changed before it was read (%v)", got, changeTime())
+	}
+}
