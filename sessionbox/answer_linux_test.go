@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/filelock"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -176,6 +177,13 @@ func addTicket(t *testing.T, state string, pid int) {
 	if len(files) != 1 {
 		t.Fatalf("ledgers: %v", files)
 	}
+	// Under the ledger's lock, as a guard takes its ticket: the manager
+	// saves the last command's release just after answering it.
+	unlock, err := filelock.Make(files[0] + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	data, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)
