@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,18 +179,18 @@ func judgePointer(ws, path string, gitDirs []string) (kept, pending bool) {
 		comps := strings.Split(sub, "/")
 		switch {
 		case len(comps) == 2 && comps[0] == "worktrees":
-			if commondirBack(real, greal) {
-				return true, false
-			}
 			// Not there yet, or made and not written yet: git writes
 			// the file as it does the .git (open, then write), and a
 			// watch woken by the .git looks while git writes it; moved
 			// then, the .git left git's own next step (git
-			// symbolic-ref, GIT_DIR=WT/.git) with no repository.
-			var st unix.Stat_t
-			if err := unix.Lstat(real+"/commondir", &st); err == unix.ENOENT || err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 {
-				pending = true
+			// symbolic-ref, GIT_DIR=WT/.git) with no repository. (Both
+			// from the one look: one more, after git wrote it, found it
+			// written and the .git neither kept nor pending.)
+			back, notYet := commondirBack(real, greal)
+			if back {
+				return true, false
 			}
+			pending = pending || notYet
 		case len(comps) >= 2 && len(comps) <= maxDeep+1 && comps[0] == "modules":
 			if walkedModules(greal, comps) {
 				return true, false
@@ -202,25 +203,32 @@ func judgePointer(ws, path string, gitDirs []string) (kept, pending bool) {
 // commondirBack reports whether the worktree's git directory wt has a
 // commondir file leading back to gitDir (what git worktree add writes):
 // without one, git takes wt for a repository of its own, whose
-// configuration and hooks the guard does not keep.
-func commondirBack(wt, gitDir string) bool {
+// configuration and hooks the guard does not keep. notYet is true when
+// it is not there, or was read empty (made, not written yet).
+func commondirBack(wt, gitDir string) (back, notYet bool) {
 	var st unix.Stat_t
-	if unix.Lstat(wt+"/commondir", &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxPointer {
-		return false
+	if err := unix.Lstat(wt+"/commondir", &st); err != nil {
+		return false, err == unix.ENOENT
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxPointer {
+		return false, false
 	}
 	data, err := os.ReadFile(wt + "/commondir")
 	if err != nil {
-		return false
+		return false, errors.Is(err, os.ErrNotExist)
+	}
+	if len(data) == 0 {
+		return false, true
 	}
 	text := strings.TrimRight(string(data), "\r\n")
 	if text == "" || strings.ContainsAny(text, "\n\r\x00") {
-		return false
+		return false, false
 	}
 	if !filepath.IsAbs(text) {
 		text = wt + "/" + text
 	}
-	back, err := filepath.EvalSymlinks(text)
-	return err == nil && back == gitDir
+	real, err := filepath.EvalSymlinks(text)
+	return err == nil && real == gitDir, false
 }
 
 // walkedModules reports whether gitDir/modules/comps[1]/... is where the

@@ -242,3 +242,47 @@ func TestReconcileWorktreeCommondirBeingWritten(t *testing.T) {
 		t.Error("a worktree's commondir leading elsewhere stayed")
 	}
 }
+
+// judgePointer looks at a worktree's commondir once: while git makes it
+// (not there, made empty, written), a .git leading there is kept or
+// waited for, never judged neither. (Judged from two looks, the first
+// before git wrote it and the second after, the session's watch moved
+// the .git git worktree add was about to use as GIT_DIR.)
+func TestJudgePointerCommondirWritten(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	wt := filepath.Join(ws, ".git/worktrees/wt")
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	own := filepath.Join(ws, "sub/a/wt/.git")
+	os.MkdirAll(filepath.Dir(own), 0o755)
+	os.WriteFile(own, []byte("gitdir: "+wt+"\n"), 0o644)
+	gitDirs := []string{filepath.Join(ws, ".git")}
+	commondir := filepath.Join(wt, "commondir")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// As git worktree add writes it (write_file: open, then
+			// write), again and again.
+			os.Remove(commondir)
+			f, err := os.OpenFile(commondir, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+			if err != nil {
+				continue
+			}
+			f.WriteString("../..\n")
+			f.Close()
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for start := time.Now(); time.Since(start) < time.Second; {
+		if kept, pending := judgePointer(ws, own, gitDirs); !kept && !pending {
+			t.Fatal("a worktree's .git judged neither kept nor waited for while git wrote its commondir")
+		}
+	}
+}
