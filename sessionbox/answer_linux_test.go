@@ -40,14 +40,26 @@ func guardedSession(t *testing.T) (m *manager, ctl int, ws, state string) {
 
 // startCommand connects a shim with token to m's socket, as a command
 // starts, and takes the connection the manager gives the keeper ctl
-// (closing the keeper's copy); it returns the shim's end.
+// (closing the keeper's copy), which then says the command started; it
+// returns the shim's end, closed when the test ends.
 func startCommand(t *testing.T, m *manager, ctl int, token string) int {
+	t.Helper()
+	conn := handCommand(t, m, ctl, token)
+	t.Cleanup(func() { unix.Close(conn) })
+	if _, err := unix.Write(ctl, []byte("+")); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// handCommand is [startCommand] before the keeper's word, and without
+// the cleanup: the caller closes the shim's end.
+func handCommand(t *testing.T, m *manager, ctl int, token string) int {
 	t.Helper()
 	conn, err := dial(m.s.Socket)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unix.Close(conn) })
 	if err := writeMsg(conn, &hello{Token: token}); err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +75,6 @@ func startCommand(t *testing.T, m *manager, ctl int, token string) int {
 	fds, _ := rights(oob[:oobn])
 	for _, fd := range fds {
 		unix.Close(fd)
-	}
-	if _, err := unix.Write(ctl, []byte("+")); err != nil {
-		t.Fatal(err)
 	}
 	return conn
 }

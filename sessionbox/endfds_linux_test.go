@@ -27,29 +27,7 @@ func TestEndConnsClosed(t *testing.T) {
 		}
 		return len(des)
 	}
-	start := func(token string) int {
-		conn, err := dial(m.s.Socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := writeMsg(conn, &hello{Token: token}); err != nil {
-			t.Fatal(err)
-		}
-		var r credReply
-		if err := readMsg(conn, &r); err != nil {
-			t.Fatal(err)
-		}
-		buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
-		_, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if err != nil {
-			t.Fatalf("the keeper did not get the command: %v", err)
-		}
-		fds, _ := rights(oob[:oobn])
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return conn
-	}
+	start := func(token string) int { return handCommand(t, m, ctl, token) }
 	ended := func(conn int) bool {
 		unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 		buf := make([]byte, 64)
