@@ -89,11 +89,17 @@ type dirEntry struct {
 
 // readDirPlain lists dir's subdirectories and sockets.
 func readDirPlain(dir string) []dirEntry {
+	entries, _ := listDir(dir)
+	return entries
+}
+
+// listDir is [readDirPlain] that also says how many entries dir has:
+// what listing it cost.
+func listDir(dir string) (out []dirEntry, n int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
-	var out []dirEntry
 	for _, e := range entries {
 		switch t := e.Type(); {
 		case t.IsDir():
@@ -102,7 +108,7 @@ func readDirPlain(dir string) []dirEntry {
 			out = append(out, dirEntry{Name: e.Name(), Socket: true})
 		}
 	}
-	return out
+	return out, len(entries)
 }
 
 // A recorder collects the witnesses of one resolution.
@@ -352,8 +358,9 @@ type policyCache struct {
 	// changed is set when the host paths or their witnesses differ
 	// from what the file holds.
 	changed bool
-	// relisted counts the listings that differ.
-	relisted int
+	// relisted counts the listings that differ, relistedEntries the
+	// entries those that could be kept had.
+	relisted, relistedEntries int
 }
 
 // cacheData is a cache file's content.
@@ -464,10 +471,11 @@ func (c *policyCache) readDir(dir string) []dirEntry {
 	}
 	// A directory changed too recently (a busy /tmp) is listed every
 	// time: the file is rewritten only when it gains or loses one.
-	entries := readDirPlain(dir)
+	entries, n := listDir(dir)
 	if !st.racy(c.t0) {
 		c.new.listings[dir] = &listing{stamp: st, entries: entries}
 		c.relisted++
+		c.relistedEntries += n
 	} else if c.old.listings[dir] != nil {
 		c.relisted++
 	}
@@ -476,13 +484,19 @@ func (c *policyCache) readDir(dir string) []dirEntry {
 
 // maxRelisted is how many directories may be listed again, their
 // listings in the file out of date, before the file is written: writing
-// it costs more than a few listings.
-const maxRelisted = 8
+// it costs more than a few listings. maxRelistedEntries is the same
+// bound in entries read: a large directory (a /tmp of a few hundred
+// entries) costs more to list than the file to write, and was listed at
+// every command once it had changed after the file was last written.
+const (
+	maxRelisted        = 8
+	maxRelistedEntries = 128
+)
 
 // save writes the cache when it changed; a cache that cannot be
 // written only costs the next command the resolution.
 func (c *policyCache) save() {
-	if c == nil || !c.changed && c.relisted <= maxRelisted {
+	if c == nil || !c.changed && c.relisted <= maxRelisted && c.relistedEntries <= maxRelistedEntries {
 		return
 	}
 	body := c.new.encode()

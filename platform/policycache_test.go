@@ -136,6 +136,39 @@ func TestPolicyCacheUsed(t *testing.T) {
 	used()
 }
 
+// TestPolicyCacheLargeListingKept shows that a scratch directory of many
+// entries, changed after the cache was written, is kept listed in the
+// file by the next resolution: it was listed again at every command
+// while fewer than maxRelisted directories had changed.
+func TestPolicyCacheLargeListingKept(t *testing.T) {
+	c := newCacheCase(t)
+	// A scratch directory that only its listing depends on.
+	big := c.root + "/big"
+	os.Mkdir(big, 0o755)
+	c.spec.Scratch = append(c.spec.Scratch, big)
+	c.settle()
+	// The file is also written again when a witness changed without
+	// changing the answer (the test's directory is in a busy /tmp):
+	// more than once, each time after a resolution that wrote nothing.
+	for round := range 5 {
+		for before := []byte(nil); !bytes.Equal(before, c.read()); {
+			before = c.read()
+			time.Sleep(2 * racyMargin)
+			c.policy(c.state)
+		}
+		for i := range maxRelistedEntries {
+			os.WriteFile(fmt.Sprintf("%s/f%d-%d", big, round, i), nil, 0o644)
+		}
+		name := fmt.Sprintf("large%d", round)
+		os.Mkdir(big+"/"+name, 0o755)
+		time.Sleep(3 * racyMargin)
+		c.policy(c.state)
+		if !bytes.Contains(c.read(), []byte("\ne D "+name+"\n")) {
+			t.Fatalf("round %d: the large listing was not kept in the cache file", round)
+		}
+	}
+}
+
 // TestPolicyCacheInvalidated changes, after the cache was made, each
 // kind of thing the policy depends on; the policy must then be the one
 // resolved afresh ([cacheCase.policy] compares them).
