@@ -98,12 +98,18 @@ func LoopbackOnly() bool {
 var selfStatus = sync.OnceValues(func() ([]byte, error) { return smallfile.ReadFile("/proc/self/status") })
 
 func statusField(status []byte, name, want string) bool {
+	v, ok := statusValue(status, name)
+	return ok && v == want
+}
+
+// statusValue is the value of the field name in a /proc/PID/status.
+func statusValue(status []byte, name string) (string, bool) {
 	for _, line := range bytes.Split(status, []byte("\n")) {
 		if v, ok := bytes.CutPrefix(line, []byte(name+":")); ok {
-			return string(bytes.TrimSpace(v)) == want
+			return string(bytes.TrimSpace(v)), true
 		}
 	}
-	return false
+	return "", false
 }
 
 // cordonFilter reports whether the seccomp filter in force refuses what

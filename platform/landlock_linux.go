@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // The Landlock backend confines a program from inside the shim's own
@@ -70,11 +73,12 @@ type landlockBackend struct {
 
 // newLandlock returns the Landlock backend for policy p, or an error that
 // says why this kernel cannot run it.
-func newLandlock(p *Policy) (*landlockBackend, error) { return newLandlockBackend(p, false) }
+func newLandlock(p *Policy) (*landlockBackend, error) { return newLandlockBackend(p, false, "") }
 
 // newLandlockBackend is newLandlock; inUserns says that this process is
-// the setup step in a user namespace of its own ([UsernsMain]).
-func newLandlockBackend(p *Policy, inUserns bool) (*landlockBackend, error) {
+// the setup step in a user namespace of its own ([UsernsMain]); stateDir
+// holds the mount namespace probe's cache ("" for none).
+func newLandlockBackend(p *Policy, inUserns bool, stateDir string) (*landlockBackend, error) {
 	abi, err := landlockABI()
 	if err != nil || abi < 1 {
 		how := "needs 5.13+ with lsm=landlock"
@@ -100,7 +104,7 @@ func newLandlockBackend(p *Policy, inUserns bool) (*landlockBackend, error) {
 	switch {
 	case inUserns:
 	case l.root:
-		l.nsErr = probeMountNamespace()
+		l.nsErr = mountNamespaceWorks(stateDir)
 	default:
 		// The setup step holds CAP_SETPCAP in its namespace.
 		l.nsErr = usernsUnavailable()
@@ -483,6 +487,62 @@ func kernelRelease() string {
 		return "unknown"
 	}
 	return unix.ByteSliceToString(u.Release[:])
+}
+
+// mountNamespaceWorks is [probeMountNamespace], remembered in stateDir
+// once it passed: the probe (a thread, a namespace, every mount made
+// private, the thread thrown away) cost about 0.2 ms of every command of
+// root's Landlock sandbox, a later command of a session's too, which
+// makes no sandbox. The answer is kept with what decides it
+// ([mountProbeKey]): a change in any of them probes again. A failed probe
+// is not kept: a stale "cannot" would lay no mounts where they could be
+// laid (read-only places not kept so), while a stale "can" only makes
+// the sandbox's start fail, saying why.
+func mountNamespaceWorks(stateDir string) error {
+	key := mountProbeKey()
+	file := ""
+	if stateDir != "" && key != "" {
+		file = filepath.Join(stateDir, "mount-probe")
+		if data, err := smallfile.ReadFile(file); err == nil && string(data) == key {
+			return nil
+		}
+	}
+	err := mountProbe()
+	if err == nil && file != "" {
+		writeFileAtomic(file, []byte(key))
+	}
+	return err
+}
+
+// mountProbe is [probeMountNamespace]; tests replace it.
+var mountProbe = probeMountNamespace
+
+// mountProbeKey is what decides whether this process may make a mount
+// namespace: the kernel, the process's user, capabilities,
+// no_new_privs and seccomp filters, the namespaces it runs in and its
+// security label; "" when one cannot be read.
+func mountProbeKey() string {
+	status, err := selfStatus()
+	if err != nil {
+		return ""
+	}
+	b := []byte(kernelRelease())
+	for _, name := range []string{"Uid", "Gid", "CapEff", "CapBnd", "NoNewPrivs", "Seccomp", "Seccomp_filters"} {
+		v, _ := statusValue(status, name)
+		b = append(b, "\n"+name+": "+v...)
+	}
+	for _, ns := range []string{"mnt", "user"} {
+		l, err := os.Readlink("/proc/self/ns/" + ns)
+		if err != nil {
+			return ""
+		}
+		b = append(b, "\n"+l...)
+	}
+	if label, err := smallfile.ReadFile("/proc/self/attr/current"); err == nil {
+		b = append(b, "\nlabel: "...)
+		b = append(b, bytes.TrimRight(label, "\x00\n")...)
+	}
+	return string(b)
 }
 
 // probeMountNamespace reports whether a mount namespace can be made here,

@@ -11,7 +11,7 @@ import (
 
 // Sandbox returns the backend that confines programs by p. name is auto,
 // bwrap, landlock or none; auto takes bwrap when its probe passes, else
-// Landlock. stateDir holds the bwrap probe's cache ("" for none). The
+// Landlock. stateDir holds the probes' caches ("" for none). The
 // error, a [*SandboxError], explains what is missing and how to fix it.
 func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	if err := CheckBackend(name); err != nil {
@@ -39,7 +39,7 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 		serr.Reasons = append(serr.Reasons, err.Error())
 	}
 	if name == BackendAuto || name == BackendLandlock {
-		l, err := newLandlock(p)
+		l, err := newLandlockBackend(p, false, stateDir)
 		if err == nil && l.nsErr != nil {
 			// No network namespace: the allowlist cannot hold.
 			err = allowlistFallback(p, BackendLandlock, "a network namespace of the command's own, and "+l.nsErr.Error())

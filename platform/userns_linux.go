@@ -169,7 +169,7 @@ func UsernsMain(args []string) int {
 	if err := decodeLine(conn, &s); err != nil || s.Policy == nil {
 		return fail(fmt.Errorf("the sandbox's setup got a bad request (%v)", err))
 	}
-	l, err := newLandlockBackend(s.Policy, true)
+	l, err := newLandlockBackend(s.Policy, true, "")
 	if err != nil {
 		return fail(err)
 	}
