@@ -476,8 +476,20 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 			return nil, &PolicyError{fmt.Sprintf("the workspace %s is inside %s, which the sandbox hides: run the command from a project directory or pass --workspace", ws, h)}
 		}
 	}
+	listed := map[string][]dirEntry{}
 	for _, dir := range p.Scratch {
-		p.Hidden = append(p.Hidden, private(dir, ws, s.ScratchPrivate, c.readDir)...)
+		entries, err := c.readDir(dir)
+		if err != nil && !othersDir(dir) {
+			// This user (a sandboxed command too) may have made it, or a
+			// directory on the way to it, unreadable: what it holds
+			// cannot be hidden, and the sandbox could make it readable
+			// again (chmod 0 $TMPDIR, then an ssh-agent's socket in it
+			// reached from the next command's sandbox).
+			return nil, &PolicyError{fmt.Sprintf("cannot list the scratch directory %s (%v): other programs' sockets in it could not be hidden; make it readable again (chmod u+rx %s)", dir, err, dir)}
+		}
+		// Another user's that this one cannot list: nor can the sandbox.
+		listed[dir] = entries
+		p.Hidden = append(p.Hidden, private(dir, ws, s.ScratchPrivate, entries)...)
 	}
 	// Other repositories in shared scratch space (a person's clone in
 	// /tmp) get what the workspace's repository gets: hooks read-only,
@@ -485,7 +497,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	if s.DeferScratchRepos {
 		p.scratchPending, p.scratchSafe = true, s.GitConfigSafe
 	} else {
-		p.guardScratchRepos(&r, scratchRepositories(p, ws, c.readDir), s.GitConfigSafe, true)
+		p.guardScratchRepos(&r, scratchRepositories(p, ws, func(dir string) []dirEntry { return listed[dir] }), s.GitConfigSafe, true)
 	}
 	// Credential files that also hold settings are shown filtered.
 	p.filterEntries(&r, s.Filtered)
@@ -929,11 +941,10 @@ func isGitDir(dir string) bool {
 // private returns the entries of the scratch directory dir named by the
 // patterns: other programs' sockets and socket directories. Entries that
 // hold the workspace are kept. Only directories and sockets are looked
-// at (readDir lists no others): anyone can make a link or a file in
-// /tmp, and one that cannot be covered would stop every sandbox (bwrap
-// will not mount over a link).
-func private(dir, ws string, patterns []string, readDir func(string) []dirEntry) []string {
-	entries := readDir(dir)
+// at (entries, dir's listing, has no others): anyone can make a link or
+// a file in /tmp, and one that cannot be covered would stop every
+// sandbox (bwrap will not mount over a link).
+func private(dir, ws string, patterns []string, entries []dirEntry) []string {
 	if len(entries) == 0 {
 		return nil
 	}

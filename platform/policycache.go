@@ -87,18 +87,24 @@ type dirEntry struct {
 	Socket bool
 }
 
-// readDirPlain lists dir's subdirectories and sockets.
+// readDirPlain lists dir's subdirectories and sockets; one that cannot
+// be listed lists none.
 func readDirPlain(dir string) []dirEntry {
-	entries, _ := listDir(dir)
+	entries, _, _ := listDir(dir)
 	return entries
 }
 
-// listDir is [readDirPlain] that also says how many entries dir has:
-// what listing it cost.
-func listDir(dir string) (out []dirEntry, n int) {
+// listDir is [readDirPlain] that also says how many entries dir has
+// (what listing it cost), and why a directory that is there could not
+// be listed (a directory gone, or not one, lists nothing, with no
+// error).
+func listDir(dir string) (out []dirEntry, n int, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, 0
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			err = nil
+		}
+		return nil, 0, err
 	}
 	for _, e := range entries {
 		switch t := e.Type(); {
@@ -108,7 +114,7 @@ func listDir(dir string) (out []dirEntry, n int) {
 			out = append(out, dirEntry{Name: e.Name(), Socket: true})
 		}
 	}
-	return out, len(entries)
+	return out, len(entries), nil
 }
 
 // A recorder collects the witnesses of one resolution.
@@ -450,28 +456,34 @@ func (c *policyCache) keep(hp *hostPaths, rec *recorder) {
 }
 
 // readDir lists dir's subdirectories and sockets, from the cache when
-// dir has not changed since.
-func (c *policyCache) readDir(dir string) []dirEntry {
+// dir has not changed since; err says why a directory that is there
+// could not be listed (its listing is then never kept).
+func (c *policyCache) readDir(dir string) ([]dirEntry, error) {
 	if c == nil {
-		return readDirPlain(dir)
+		entries, _, err := listDir(dir)
+		return entries, err
 	}
 	if l, ok := c.new.listings[dir]; ok {
-		return l.entries
+		return l.entries, nil
 	}
 	st, ok := statStamp(dir)
 	if !ok || !st.Exists {
 		if c.old.listings[dir] != nil {
 			c.relisted++
 		}
-		return readDirPlain(dir)
+		entries, _, err := listDir(dir)
+		return entries, err
 	}
 	if l := c.old.listings[dir]; l != nil && l.stamp == st {
 		c.new.listings[dir] = l
-		return l.entries
+		return l.entries, nil
 	}
 	// A directory changed too recently (a busy /tmp) is listed every
 	// time: the file is rewritten only when it gains or loses one.
-	entries, n := listDir(dir)
+	entries, n, err := listDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	if !st.racy(c.t0) {
 		c.new.listings[dir] = &listing{stamp: st, entries: entries}
 		c.relisted++
@@ -479,7 +491,7 @@ func (c *policyCache) readDir(dir string) []dirEntry {
 	} else if c.old.listings[dir] != nil {
 		c.relisted++
 	}
-	return entries
+	return entries, nil
 }
 
 // maxRelisted is how many directories may be listed again, their

@@ -49,6 +49,13 @@ func inode(fi os.FileInfo) uint64 {
 	return 0
 }
 
+// othersDir reports whether dir is known to be another user's: a mode
+// this user set cannot be its reason for refusing a listing.
+func othersDir(dir string) bool {
+	var st unix.Stat_t
+	return unix.Stat(dir, &st) == nil && int(st.Uid) != os.Geteuid()
+}
+
 // ownReachable reports whether dir is the effective user's and may be
 // entered, every directory on the way too, without a capability (as
 // inside the sandbox).
