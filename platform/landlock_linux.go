@@ -658,7 +658,12 @@ func (m *mountPlan) maskSockets(sockets []string) {
 	}
 	m.socketsMasked = true
 	for _, h := range sockets {
-		if !m.gone(h) {
+		switch {
+		case m.gone(h):
+		case isDir(h):
+			// A directory this user cannot list ([Policy.SearchSockets]).
+			m.maskDirs = append(m.maskDirs, h)
+		default:
 			m.maskFiles = append(m.maskFiles, h)
 		}
 	}
@@ -666,13 +671,6 @@ func (m *mountPlan) maskSockets(sockets []string) {
 
 func (m *mountPlan) gone(path string) bool {
 	return m.privateTmp && Within(path, "/tmp") && !slices.ContainsFunc(m.keep, func(k string) bool { return Within(path, k) })
-}
-
-// maskable reports whether hidden path h can be covered: it must not hold
-// a path the program needs.
-func maskable(p *Policy, h string) bool {
-	needed := slices.Concat(p.WritableRoots(), p.ReadOnly, p.Visible)
-	return !slices.ContainsFunc(needed, func(x string) bool { return Within(x, h) })
 }
 
 // innermost returns the deepest of roots that holds path ("" for none).

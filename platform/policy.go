@@ -631,6 +631,13 @@ func Within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir) && path[len(dir)] == '/'
 }
 
+// maskable reports whether hidden path h can be covered: it must not hold
+// a path the program needs.
+func maskable(p *Policy, h string) bool {
+	needed := slices.Concat(p.WritableRoots(), p.ReadOnly, p.Visible)
+	return !slices.ContainsFunc(needed, func(x string) bool { return Within(x, h) })
+}
+
 func sortedUnique(s []string) []string {
 	slices.Sort(s)
 	return slices.Compact(s)

@@ -68,7 +68,23 @@ func (p *Policy) SearchSockets() {
 		return
 	}
 	p.socketsSearched = true
-	p.HostSockets, p.socketsPartial = p.hostSockets(readDirPlain)
+	// A directory of this user's that cannot be listed may hold
+	// sockets: a sandboxed command can chmod 0 a directory of its own in
+	// /tmp, and make it readable again in the next command's sandbox,
+	// where the socket in it was not found. It is covered whole instead
+	// (unless it holds a path the program needs).
+	var unlisted []string
+	readDir := func(dir string) []dirEntry {
+		entries, _, err := listDir(dir)
+		if err != nil && !othersDir(dir) && maskable(p, dir) {
+			unlisted = append(unlisted, dir)
+		}
+		return entries
+	}
+	p.HostSockets, p.socketsPartial = p.hostSockets(readDir)
+	if len(unlisted) > 0 {
+		p.HostSockets = sortedUnique(append(p.HostSockets, unlisted...))
+	}
 }
 
 // hostSockets returns the sockets under p's socket roots, breadth first
