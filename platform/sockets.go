@@ -72,11 +72,12 @@ func (p *Policy) SearchSockets() {
 	// sockets: a sandboxed command can chmod 0 a directory of its own in
 	// /tmp, and make it readable again in the next command's sandbox,
 	// where the socket in it was not found. It is covered whole instead
-	// (unless it holds a path the program needs).
+	// (unless it holds a path the program needs, or a socket the policy
+	// names).
 	var unlisted []string
 	readDir := func(dir string) []dirEntry {
 		entries, _, err := listDir(dir)
-		if err != nil && !othersDir(dir) && maskable(p, dir) {
+		if err != nil && !othersDir(dir) && maskable(p, dir) && !slices.ContainsFunc(p.Sockets, func(s string) bool { return Within(s, dir) }) {
 			unlisted = append(unlisted, dir)
 		}
 		return entries
