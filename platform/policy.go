@@ -497,7 +497,9 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	if s.DeferScratchRepos {
 		p.scratchPending, p.scratchSafe = true, s.GitConfigSafe
 	} else {
-		p.guardScratchRepos(&r, scratchRepositories(p, ws, func(dir string) []dirEntry { return listed[dir] }), s.GitConfigSafe, true)
+		repos, shut := scratchRepositories(p, ws, func(dir string) []dirEntry { return listed[dir] })
+		p.guardScratchRepos(&r, repos, s.GitConfigSafe, true)
+		p.Hidden = append(p.Hidden, shut...)
 	}
 	// Credential files that also hold settings are shown filtered.
 	p.filterEntries(&r, s.Filtered)
@@ -1007,7 +1009,9 @@ func (p *Policy) FindScratchRepositories() {
 	}
 	p.scratchPending = false
 	r := resolver{getenv: func(string) string { return "" }, home: p.Home}
-	p.guardScratchRepos(&r, scratchRepositories(p, p.Workspace, readDirPlain), p.scratchSafe, true)
+	repos, shut := scratchRepositories(p, p.Workspace, readDirPlain)
+	p.guardScratchRepos(&r, repos, p.scratchSafe, true)
+	p.Hidden = append(p.Hidden, shut...)
 	p.normalize()
 }
 
@@ -1022,7 +1026,10 @@ func (p *Policy) GuardedNow() *Policy {
 	q := *p
 	q.ReadOnly, q.Guarded, q.GitConfig = slices.Clone(p.ReadOnly), slices.Clone(p.Guarded), slices.Clone(p.GitConfig)
 	r := resolver{getenv: func(string) string { return "" }, home: p.Home}
-	q.guardScratchRepos(&r, scratchRepositories(&q, q.Workspace, readDirPlain), p.GitConfigSafe, false)
+	// (What cannot be entered now, the sandbox already running cannot
+	// cover.)
+	repos, _ := scratchRepositories(&q, q.Workspace, readDirPlain)
+	q.guardScratchRepos(&r, repos, p.GitConfigSafe, false)
 	q.normalize()
 	return &q
 }
@@ -1040,7 +1047,13 @@ const maxScratchRepos = 64
 // maxScratchRepos, the oldest by their .git's change time (which no
 // process can set back: a command that makes many repositories cannot
 // crowd out a person's older one).
-func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) []string {
+//
+// shut are this user's directories there (or their .git) that their
+// owner cannot enter: a sandboxed command can chmod 0 a person's clone
+// in /tmp, then, in the next command's sandbox, which found no
+// repository there, make it enterable again and add a hook. A sandbox
+// covers them whole.
+func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) (repos, shut []string) {
 	type repo struct {
 		root  string
 		ctime int64
@@ -1055,22 +1068,34 @@ func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) 
 			if e.Socket || ws != "" && (Within(root, ws) || Within(ws, root)) {
 				continue
 			}
+			if ownShut(root) {
+				shut = append(shut, root)
+				continue
+			}
 			// Another user's repository (the person's git refuses it,
 			// see safe.directory), or one a command without capabilities
 			// cannot enter, as inside the sandbox: nothing there to
 			// guard, and nothing bwrap could lay over.
-			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() && ownReachable(root) && ownReachable(filepath.Join(root, ".git")) {
-				st, _ := statStamp(filepath.Join(root, ".git"))
+			git := filepath.Join(root, ".git")
+			fi, err := os.Lstat(git)
+			if err != nil || !fi.IsDir() {
+				continue
+			}
+			if ownShut(git) {
+				shut = append(shut, git)
+				continue
+			}
+			if ownReachable(root) && ownReachable(git) {
+				st, _ := statStamp(git)
 				found = append(found, repo{root, st.Ctime})
 			}
 		}
 	}
 	slices.SortStableFunc(found, func(a, b repo) int { return cmp.Compare(a.ctime, b.ctime) })
-	var out []string
 	for _, r := range found[:min(len(found), maxScratchRepos)] {
-		out = append(out, r.root)
+		repos = append(repos, r.root)
 	}
-	return out
+	return repos, shut
 }
 
 // submodulePointers returns the .git files of root's submodules, as

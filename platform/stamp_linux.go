@@ -49,6 +49,14 @@ func inode(fi os.FileInfo) uint64 {
 	return 0
 }
 
+// ownShut reports whether dir is a directory of this user's that its
+// owner may not enter: a mode the owner (a sandboxed command too) can
+// change back.
+func ownShut(dir string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(dir, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid() && st.Mode&0o100 == 0
+}
+
 // othersDir reports whether dir is known to be another user's: a mode
 // this user set cannot be its reason for refusing a listing.
 func othersDir(dir string) bool {

@@ -14,6 +14,10 @@ func inode(os.FileInfo) uint64 { return 0 }
 
 func readOwnFile(string, int64) ([]byte, bool) { return nil, false }
 
+// ownShut is false outside Linux, where no repository in scratch space
+// gets anything laid over it.
+func ownShut(string) bool { return false }
+
 // othersDir is false outside Linux: a directory that cannot be listed
 // is taken for one this user could make listable again.
 func othersDir(string) bool { return false }
