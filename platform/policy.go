@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/user"
 	"path"
@@ -1068,26 +1069,22 @@ func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) 
 			if e.Socket || ws != "" && (Within(root, ws) || Within(ws, root)) {
 				continue
 			}
-			if ownShut(root) {
-				shut = append(shut, root)
-				continue
-			}
 			// Another user's repository (the person's git refuses it,
 			// see safe.directory), or one a command without capabilities
 			// cannot enter, as inside the sandbox: nothing there to
-			// guard, and nothing bwrap could lay over.
+			// guard, and nothing bwrap could lay over; unless its owner
+			// shut it.
 			git := filepath.Join(root, ".git")
 			fi, err := os.Lstat(git)
-			if err != nil || !fi.IsDir() {
-				continue
-			}
-			if ownShut(git) {
-				shut = append(shut, git)
-				continue
-			}
-			if ownReachable(root) && ownReachable(git) {
+			switch {
+			case err == nil && fi.IsDir() && ownReachable(root) && ownReachable(git):
 				st, _ := statStamp(git)
 				found = append(found, repo{root, st.Ctime})
+			case err != nil && !errors.Is(err, fs.ErrPermission), err == nil && !fi.IsDir():
+			case ownShut(root):
+				shut = append(shut, root)
+			case err == nil && ownShut(git):
+				shut = append(shut, git)
 			}
 		}
 	}
