@@ -118,13 +118,19 @@ func TestSessionBackgroundServer(t *testing.T) {
 				t.Fatalf("starting the server: exit %d, %q, %s", code, out, errs)
 			}
 			client := fmt.Sprintf(`curl -sf -o /dev/null http://127.0.0.1:%d/ && echo 200`, port)
+			said := "" // the first stderr of a polling command: a new session says why there
 			for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
 				out, errs, code = r.sh(client)
 				if out == "200\n" && code == 0 {
 					break
 				}
+				if said == "" {
+					said = errs
+				}
 				if time.Since(start) > 10*time.Second {
-					t.Fatalf("the next command cannot reach the server: exit %d, %q, %s", code, out, errs)
+					log, _ := os.ReadFile(filepath.Join(r.ws, "server.log"))
+					t.Fatalf("the next command cannot reach the server: exit %d, %q, %s\n(%d server processes, %d session managers; the first to say: %q; server.log: %q)",
+						code, out, errs, countProcessesContaining(marker), len(managersOf(r.home)), said, log)
 				}
 			}
 			ps, _, _ := r.sh("ps -eo pid,args")
@@ -738,6 +744,42 @@ func TestSessionBelowRootBetweenCommands(t *testing.T) {
 			}
 			if _, errs, _ := r.sh("true"); !strings.Contains(errs, "packages/app/.npmrc") {
 				t.Errorf("the next command does not say what was moved: %q", errs)
+			}
+		})
+	}
+}
+
+// TestSessionShimIgnoringSignals: a shim started with SIGINT and SIGHUP
+// ignored (an agent's command run in a script's background, or under
+// nohup) keeps its session from one command to the next. The key holds
+// the signals the shim was started with ignored, which it read after
+// its own catching of those signals had begun or not yet, as the
+// goroutine ran: now and then a later command made a new sandbox, out
+// of reach of what the session ran (TestSessionBackgroundServer's curl
+// could not connect to its server: 2 runs in 240 of a loop run in a
+// script's background).
+func TestSessionShimIgnoringSignals(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			sh := func(script string) (string, string, int) {
+				cmd := exec.Command("/bin/sh", "-c", `trap "" INT HUP; exec "$0" -c "$1"`, r.shim, script)
+				cmd.Dir, cmd.Env = r.ws, r.env
+				var out, errb bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				cmd.Run()
+				r.noSandbox(errb.String())
+				return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+			}
+			out, errs, code := sh("sleep 300 >/dev/null 2>&1 & echo $!")
+			pid := strings.TrimSpace(out)
+			if code != 0 || pid == "" || errs != "" {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			for i := 2; i <= 30; i++ {
+				if out, errs, code := sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 || errs != "" {
+					t.Fatalf("command %d: exit %d, %q, %s", i, code, out, errs)
+				}
 			}
 		})
 	}

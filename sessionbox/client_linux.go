@@ -79,6 +79,17 @@ func Exec(o *Options) (err error) {
 		unprepare()
 		return errors.New(why)
 	}
+	// Read before the signals are caught below: the key holds the
+	// signals this process was started with ignored, and catching one
+	// (SIGINT, SIGHUP) ends its being ignored. Read after, the key
+	// depended on whether the goroutine had run yet, and a later command
+	// of a shim started so (in a script's background, under nohup) now
+	// and then made a new sandbox, out of reach of what the session ran.
+	status, err := selfStatus()
+	if err != nil {
+		unprepare()
+		return err
+	}
 	sigs, notified := make(chan os.Signal, 16), make(chan struct{})
 	// Off the critical path: a signal before it is set up ends the shim,
 	// and the keeper then kills the command's process group.
@@ -93,10 +104,6 @@ func Exec(o *Options) (err error) {
 			signal.Stop(sigs)
 		}
 	}()
-	status, err := selfStatus()
-	if err != nil {
-		return err
-	}
 	sock, agent, err := o.socket(status)
 	if err != nil {
 		return err
