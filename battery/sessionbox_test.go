@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,13 +112,28 @@ func TestSessionBackgroundServer(t *testing.T) {
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
 			r := newSessionRig(t, backend)
-			port := freePort(t)
-			marker := fmt.Sprintf("http.server\x00%d", port)
-			out, errs, code := r.sh(fmt.Sprintf("nohup %s -m http.server %d --bind 127.0.0.1 >server.log 2>&1 & echo started", python, port))
+			// The server takes a free port itself, where it listens (the
+			// session's network namespace), and says which. A port found
+			// free on the host before could be taken there by then: the
+			// session's forwarder listens on the host's loopback ports
+			// and on one of its own, and the server failed with "Address
+			// already in use" while curl reached the forwarder (exit 22).
+			server := fmt.Sprintf("http.server 0 --bind 127.0.0.1 --directory %s", r.ws)
+			marker := strings.ReplaceAll(server, " ", "\x00")
+			out, errs, code := r.sh(fmt.Sprintf("nohup %s -u -m %s >server.log 2>&1 & echo started", python, server))
 			if out != "started\n" || code != 0 {
 				t.Fatalf("starting the server: exit %d, %q, %s", code, out, errs)
 			}
-			client := fmt.Sprintf(`curl -sf -o /dev/null http://127.0.0.1:%d/ && echo 200`, port)
+			port := ""
+			for start := time.Now(); port == ""; time.Sleep(20 * time.Millisecond) {
+				log, _ := os.ReadFile(filepath.Join(r.ws, "server.log"))
+				if m := regexp.MustCompile(`Serving HTTP on \S+ port (\d+) `).FindSubmatch(log); m != nil {
+					port = string(m[1])
+				} else if time.Since(start) > 10*time.Second {
+					t.Fatalf("the server does not say its port (%d server processes): %q", countProcessesContaining(marker), log)
+				}
+			}
+			client := fmt.Sprintf(`curl -sf -o /dev/null http://127.0.0.1:%s/ && echo 200`, port)
 			said := "" // the first stderr of a polling command: a new session says why there
 			for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
 				out, errs, code = r.sh(client)
@@ -133,8 +149,8 @@ func TestSessionBackgroundServer(t *testing.T) {
 						code, out, errs, countProcessesContaining(marker), len(managersOf(r.home)), said, log)
 				}
 			}
-			ps, _, _ := r.sh("ps -eo pid,args")
-			if !strings.Contains(ps, fmt.Sprintf("http.server %d", port)) {
+			ps, _, _ := r.sh("ps -ww -eo pid,args")
+			if !strings.Contains(ps, server) {
 				t.Errorf("ps does not show the session's server:\n%s", ps)
 			}
 			if backend == "bwrap" {
