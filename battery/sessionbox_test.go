@@ -773,31 +773,55 @@ func TestSessionBelowRootBetweenCommands(t *testing.T) {
 // goroutine ran: now and then a later command made a new sandbox, out
 // of reach of what the session ran (TestSessionBackgroundServer's curl
 // could not connect to its server: 2 runs in 240 of a loop run in a
-// script's background).
+// script's background). And every command's shell starts with them
+// ignored, as the real shell started so does: catching them, to pass
+// them on, had them at their default in whatever cordon started next
+// (the session's manager, and so its shells, as the race went; the
+// shell of a sandbox per command, always).
 func TestSessionShimIgnoringSignals(t *testing.T) {
+	const ignoring = `trap "" INT HUP; exec "$0" -c "$1"`
+	const show = "sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status"
+	real, err := exec.Command("/bin/sh", "-c", ignoring, realShell("bash"), show).Output()
+	if err != nil || len(real) == 0 {
+		t.Fatalf("the real shell: %v, %q", err, real)
+	}
 	for _, backend := range []string{"bwrap", "landlock"} {
-		t.Run(backend, func(t *testing.T) {
-			r := newSessionRig(t, backend)
-			sh := func(script string) (string, string, int) {
-				cmd := exec.Command("/bin/sh", "-c", `trap "" INT HUP; exec "$0" -c "$1"`, r.shim, script)
-				cmd.Dir, cmd.Env = r.ws, r.env
-				var out, errb bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &errb
-				cmd.Run()
-				r.noSandbox(errb.String())
-				return out.String(), errb.String(), cmd.ProcessState.ExitCode()
-			}
-			out, errs, code := sh("sleep 300 >/dev/null 2>&1 & echo $!")
-			pid := strings.TrimSpace(out)
-			if code != 0 || pid == "" || errs != "" {
-				t.Fatalf("exit %d, %q, %s", code, out, errs)
-			}
-			for i := 2; i <= 30; i++ {
-				if out, errs, code := sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 || errs != "" {
-					t.Fatalf("command %d: exit %d, %q, %s", i, code, out, errs)
+		for _, session := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/session=%v", backend, session), func(t *testing.T) {
+				var settings []string
+				if !session {
+					settings = append(settings, "  session: off\n")
 				}
-			}
-		})
+				r := newSessionRig(t, backend, settings...)
+				sh := func(script string) (string, string, int) {
+					cmd := exec.Command("/bin/sh", "-c", ignoring, r.shim, script)
+					cmd.Dir, cmd.Env = r.ws, r.env
+					var out, errb bytes.Buffer
+					cmd.Stdout, cmd.Stderr = &out, &errb
+					cmd.Run()
+					r.noSandbox(errb.String())
+					return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+				}
+				for i := 1; i <= 4; i++ {
+					if out, errs, code := sh(show); out != string(real) || code != 0 || errs != "" {
+						t.Fatalf("command %d: the shell's ignored signals %q, the real shell's %q (exit %d, %s)", i, out, real, code, errs)
+					}
+				}
+				if !session {
+					return
+				}
+				out, errs, code := sh("sleep 300 >/dev/null 2>&1 & echo $!")
+				pid := strings.TrimSpace(out)
+				if code != 0 || pid == "" || errs != "" {
+					t.Fatalf("exit %d, %q, %s", code, out, errs)
+				}
+				for i := 2; i <= 30; i++ {
+					if out, errs, code := sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 || errs != "" {
+						t.Fatalf("command %d: exit %d, %q, %s", i, code, out, errs)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -231,7 +231,7 @@ func Exec(b platform.Backend, p *platform.Policy, stateDir, path string, argv, e
 		return b.Exec(path, argv, env, "")
 	}
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, platform.ForwardedSignals()...)
+	platform.NotifyCaught(sigs, platform.ForwardedSignals()...)
 	c, err := Start(b, p, stateDir, path, argv, env, os.Stdin)
 	if err != nil {
 		signal.Stop(sigs)
@@ -285,7 +285,7 @@ func Main(args []string) int {
 	// Keyboard and hang-up signals are the program's; SIGTERM ends the
 	// command as the shim's end does.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGTSTP, syscall.SIGPIPE, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM)
+	platform.NotifyCaught(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGTSTP, syscall.SIGPIPE, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail("the guard process cannot adopt what the command leaves behind: %v", err)
 	}

@@ -158,7 +158,7 @@ func RunAgent(argv []string, setup *AgentSetup, notes io.Writer) (int, error) {
 	s := &spawn{path: "/proc/self/exe", env: os.Environ(), stdin: os.Stdin, sys: sys}
 	setupSocket(s, AgentRole, data)
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, forwarded...)
+	NotifyCaught(sigs, forwarded...)
 	c, err := s.start()
 	if err != nil {
 		signal.Stop(sigs)

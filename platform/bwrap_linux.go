@@ -403,7 +403,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	}
 	scopeThread()
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, forwarded...)
+	NotifyCaught(sigs, forwarded...)
 	// Only the standard streams are named; every other descriptor the
 	// caller left open (agents use 3, 4 and 10+) is inherited as it is,
 	// at its own number, and so are the data descriptors above.

@@ -135,7 +135,7 @@ func (l *landlockBackend) usernsSpawn(path string, argv, env []string, dir strin
 // way the program ends.
 func (l *landlockBackend) execChild(path string, argv, env []string, dir string) error {
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, forwarded...)
+	NotifyCaught(sigs, forwarded...)
 	c, err := l.startIn(path, argv, env, dir, os.Stdin, 0)
 	if err != nil {
 		signal.Stop(sigs)

@@ -94,7 +94,7 @@ func Exec(o *Options) (err error) {
 	// Off the critical path: a signal before it is set up ends the shim,
 	// and the keeper then kills the command's process group.
 	go func() {
-		signal.Notify(sigs, platform.ForwardedSignals()...)
+		platform.NotifyCaught(sigs, platform.ForwardedSignals()...)
 		close(notified)
 	}()
 	defer func() {

@@ -101,7 +101,7 @@ func (r *run) piped(inv *invocation.Invocation, dir string) int {
 		return r.fail("cannot run the real shell: %v", err)
 	}
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	platform.NotifyCaught(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		for s := range sigs {
 			child.Forward(s)
