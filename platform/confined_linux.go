@@ -98,18 +98,18 @@ func LoopbackOnly() bool {
 var selfStatus = sync.OnceValues(func() ([]byte, error) { return smallfile.ReadFile("/proc/self/status") })
 
 func statusField(status []byte, name, want string) bool {
-	v, ok := statusValue(status, name)
-	return ok && v == want
+	return StatusValue(status, name) == want
 }
 
-// statusValue is the value of the field name in a /proc/PID/status.
-func statusValue(status []byte, name string) (string, bool) {
+// StatusValue is the value of the field name in a /proc/PID/status, ""
+// when it has none.
+func StatusValue(status []byte, name string) string {
 	for _, line := range bytes.Split(status, []byte("\n")) {
 		if v, ok := bytes.CutPrefix(line, []byte(name+":")); ok {
-			return string(bytes.TrimSpace(v)), true
+			return string(bytes.TrimSpace(v))
 		}
 	}
-	return "", false
+	return ""
 }
 
 // cordonFilter reports whether the seccomp filter in force refuses what

@@ -528,8 +528,7 @@ func mountProbeKey() string {
 	}
 	b := []byte(kernelRelease())
 	for _, name := range []string{"Uid", "Gid", "CapEff", "CapBnd", "NoNewPrivs", "Seccomp", "Seccomp_filters"} {
-		v, _ := statusValue(status, name)
-		b = append(b, "\n"+name+": "+v...)
+		b = append(b, "\n"+name+": "+StatusValue(status, name)...)
 	}
 	for _, ns := range []string{"mnt", "user"} {
 		l, err := os.Readlink("/proc/self/ns/" + ns)

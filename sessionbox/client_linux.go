@@ -116,7 +116,7 @@ func Exec(o *Options) (err error) {
 	if len(fds) > maxFDs {
 		return fmt.Errorf("%d inherited descriptors, more than one message carries", len(fds))
 	}
-	umask, _ := strconv.ParseInt(statusValue(status, "Umask"), 8, 32)
+	umask, _ := strconv.ParseInt(platform.StatusValue(status, "Umask"), 8, 32)
 	req := &request{Path: o.Path, Argv: o.Argv, Env: o.Env, Dir: dir, Umask: int(umask), FDs: fds}
 	// (getrandom itself: crypto/rand's first read costs a fresh
 	// process several times more.)
@@ -329,7 +329,7 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 		part("the entries of the directories around the hidden paths", func(h io.Writer) { o.listings(h) })
 	}
 	part("the ignored signals or the resource limits the shell started with", func(h io.Writer) {
-		fmt.Fprintf(h, "%s\n", statusValue(status, "SigIgn"))
+		fmt.Fprintf(h, "%s\n", platform.StatusValue(status, "SigIgn"))
 		for r := 0; r < 16; r++ {
 			var l unix.Rlimit
 			if unix.Getrlimit(r, &l) == nil {
@@ -682,16 +682,6 @@ func inheritable() []int {
 }
 
 func selfStatus() ([]byte, error) { return smallfile.ReadFile("/proc/self/status") }
-
-// statusValue is field name of a /proc/PID/status.
-func statusValue(status []byte, name string) string {
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
 
 // digest is the hex sha256 of s.
 func digest(s string) string {
