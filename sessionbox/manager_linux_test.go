@@ -43,16 +43,8 @@ func peerOutside(t *testing.T, start func(sock string) error) bool {
 	if err := start(sock); err != nil {
 		t.Fatal(err)
 	}
-	fds := []unix.PollFd{{Fd: int32(m.lis), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, 10000)
-		if err == unix.EINTR {
-			continue
-		}
-		if n != 1 {
-			t.Fatal("nothing connected")
-		}
-		break
+	if !readable(t, m.lis, 10*time.Second) {
+		t.Fatal("nothing connected")
 	}
 	conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
 	if err != nil {
@@ -61,6 +53,25 @@ func peerOutside(t *testing.T, start func(sock string) error) bool {
 	defer unix.Close(conn)
 	_, ok := m.outside(conn)
 	return ok
+}
+
+// readable reports whether fd becomes readable (or hung up) within d.
+// A poll cut short by a signal (the Go runtime preempts with SIGURG) is
+// made again for the time left, never taken for an answer.
+func readable(t *testing.T, fd int, d time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(max(0, time.Until(deadline).Milliseconds())))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			t.Fatalf("poll: %v", err)
+		}
+		return n > 0
+	}
 }
 
 func python(t *testing.T) string {
@@ -188,8 +199,7 @@ func TestFirstCommandBesideKeeperStart(t *testing.T) {
 	if err := readMsg(conn, &r); err != nil {
 		t.Fatalf("the command was not answered before the keeper's start: %v", err)
 	}
-	fds := []unix.PollFd{{Fd: int32(ctl), Events: unix.POLLIN}}
-	if n, _ := unix.Poll(fds, 200); n != 0 {
+	if readable(t, ctl, 200*time.Millisecond) {
 		t.Fatal("the keeper got the command before it said it runs")
 	}
 	if _, err := unix.Write(ctl, []byte("ready")); err != nil {
