@@ -404,15 +404,12 @@ func netMain(args []string) (code int, goOn bool) {
 	if err != nil {
 		return fail("%v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// The host's ports are listened on here, before the program runs,
+	// and handed to the forwarder: a connection the program makes at
+	// once then waits in the backlog instead of being refused.
+	proxy, addr, listeners, addrs, err := listenForwarder(ports)
 	if err != nil {
 		return fail("cannot listen on the sandbox's loopback: %v; nothing was run", err)
-	}
-	addr := ln.Addr().String()
-	f, err := ln.(*net.TCPListener).File()
-	ln.Close()
-	if err != nil {
-		return fail("%v; nothing was run", err)
 	}
 	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -426,25 +423,9 @@ func netMain(args []string) (code int, goOn bool) {
 	// program inherits (the agent's pipes, a keeper's control socket)
 	// is kept from it: close-on-exec while it starts, then inherited
 	// again by the program.
-	// The host's ports are listened on here, before the program runs,
-	// and handed to the forwarder: a connection the program makes at
-	// once then waits in the backlog instead of being refused.
-	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()}
-	var addrs []string
-	var listeners []*os.File
-	for _, a := range loopbackAddrs(ports) {
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			continue // (in use, or no IPv6 here): left out
-		}
-		lf, err := l.(*net.TCPListener).File()
-		l.Close()
-		if err != nil {
-			continue
-		}
-		listeners = append(listeners, lf)
+	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), proxy.Fd()}
+	for _, lf := range listeners {
 		files = append(files, lf.Fd())
-		addrs = append(addrs, a)
 	}
 	inherited := markCloseOnExec()
 	runtime.LockOSThread()
@@ -458,7 +439,7 @@ func netMain(args []string) (code int, goOn bool) {
 		unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
 	}
 	unix.Close(null)
-	f.Close()
+	proxy.Close()
 	for _, lf := range listeners {
 		lf.Close()
 	}
@@ -474,6 +455,42 @@ func netMain(args []string) (code int, goOn bool) {
 	}
 	err = execLimited(path, argv, env, l)
 	return fail("cannot run %s: %v", path, err)
+}
+
+// listenForwarder makes the forwarder's listeners on the sandbox's
+// loopback: one at each of addrs, the loopback addresses of the host's
+// ports (see [loopbackAddrs]; one that cannot be made, in use or no IPv6
+// here, is left out), then proxy, the proxy's, at addr, a port the
+// kernel chooses. The host's come first so that the kernel cannot choose
+// one of them for the proxy's: a program connecting to that host port
+// would reach the proxy instead of the host's server.
+func listenForwarder(ports string) (proxy *os.File, addr string, hosts []*os.File, addrs []string, err error) {
+	for _, a := range loopbackAddrs(ports) {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			continue
+		}
+		lf, err := l.(*net.TCPListener).File()
+		l.Close()
+		if err != nil {
+			continue
+		}
+		hosts = append(hosts, lf)
+		addrs = append(addrs, a)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err == nil {
+		addr = ln.Addr().String()
+		proxy, err = ln.(*net.TCPListener).File()
+		ln.Close()
+	}
+	if err != nil {
+		for _, lf := range hosts {
+			lf.Close()
+		}
+		return nil, "", nil, nil, err
+	}
+	return proxy, addr, hosts, addrs, nil
 }
 
 // markCloseOnExec sets close-on-exec on every descriptor above 2 that

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -253,4 +254,59 @@ func allowlistBackend(t *testing.T, backend string, p *Policy, stateDir string) 
 		t.Skip(err)
 	}
 	return b
+}
+
+// TestForwarderProxyPortNotHosts: the forwarder's own port (the proxy's,
+// a port the kernel chooses) is never one of the host's ports it listens
+// on for the host's servers: if it were, a program connecting to that
+// server would reach the proxy instead (curl's TLS answered by the
+// proxy's plain "400", "wrong version number"). In a network namespace
+// of its own whose port range is two ports, the one the kernel prefers
+// for a bind (of the other parity than the range's low end) is the host's.
+func TestForwarderProxyPortNotHosts(t *testing.T) {
+	const other, host = 40000, 40001
+	if os.Getenv("CORDON_FORWARDER_TEST") == "child" {
+		err := loopbackUp()
+		if err == nil {
+			err = os.WriteFile("/proc/sys/net/ipv4/ip_local_port_range", []byte(fmt.Sprintf("%d %d", other, host)), 0)
+		}
+		if err != nil {
+			fmt.Println("set-up:", err)
+			os.Exit(0)
+		}
+		for range 10 {
+			proxy, addr, hosts, addrs, err := listenForwarder(fmt.Sprint(host))
+			if err != nil {
+				fmt.Println("listenForwarder:", err)
+				os.Exit(0)
+			}
+			if addr != fmt.Sprintf("127.0.0.1:%d", other) || !slices.Contains(addrs, fmt.Sprintf("127.0.0.1:%d", host)) {
+				fmt.Printf("the proxy's listener is at %s, the host's ports at %q\n", addr, addrs)
+			}
+			proxy.Close()
+			for _, f := range hosts {
+				f.Close()
+			}
+		}
+		fmt.Println("done")
+		os.Exit(0)
+	}
+	skipNested(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestForwarderProxyPortNotHosts$")
+	cmd.Env = append(os.Environ(), "CORDON_FORWARDER_TEST=child")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil && cmd.Process == nil {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("cannot make a user and network namespace: %v", err)
+		}
+		t.Skipf("cannot make a user and network namespace: %v", err)
+	}
+	if err != nil || strings.TrimSpace(string(out)) != "done" {
+		t.Errorf("%v:\n%s", err, out)
+	}
 }
