@@ -5,6 +5,7 @@ package battery
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/sessionbox"
 	"github.com/cordonsh/cordon/snapshot"
 )
@@ -751,7 +753,7 @@ func TestSessionBelowRootBetweenCommands(t *testing.T) {
 					break
 				}
 				if time.Since(start) > 3*time.Second {
-					t.Errorf("%s written by the session's background process still on the host three seconds later", strings.Join(left, ", "))
+					t.Errorf("%s written by the session's background process still on the host three seconds later; %s", strings.Join(left, ", "), ledgerSummary(r.env))
 					break
 				}
 			}
@@ -763,6 +765,37 @@ func TestSessionBelowRootBetweenCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ledgerSummary says, for a failure's message, what the guard's ledgers
+// of env's state directory hold: tickets, roots and adopted repositories.
+func ledgerSummary(env []string) string {
+	state := decide.StateDir(func(name string) string {
+		for _, kv := range slices.Backward(env) {
+			if v, ok := strings.CutPrefix(kv, name+"="); ok {
+				return v
+			}
+		}
+		return ""
+	})
+	ledgers, _ := filepath.Glob(filepath.Join(state, "guard", "*.json"))
+	var out []string
+	for _, l := range ledgers {
+		data, err := os.ReadFile(l)
+		var v struct {
+			Active  []json.RawMessage `json:"active"`
+			Roots   []string          `json:"roots"`
+			Adopted []string          `json:"adopted"`
+		}
+		if err != nil || json.Unmarshal(data, &v) != nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("ledger %s: %d tickets, roots %q, adopted %q", filepath.Base(l), len(v.Active), v.Roots, v.Adopted))
+	}
+	if len(out) == 0 {
+		return "no ledger in " + state
+	}
+	return strings.Join(out, "; ")
 }
 
 // TestSessionShimIgnoringSignals: a shim started with SIGINT and SIGHUP
