@@ -68,7 +68,7 @@ func handCommand(t *testing.T, m *manager, ctl int, token string) int {
 		t.Fatal(err)
 	}
 	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	n, oobn, err := recvmsgFD(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil || n != 1 || buf[0] != 'c' {
 		t.Fatalf("the keeper did not get the command: %v", err)
 	}
@@ -91,7 +91,7 @@ func endCommand(t *testing.T, ctl, seq, conn int) string {
 	var out []byte
 	buf := make([]byte, 128)
 	for {
-		n, err := unix.Read(conn, buf)
+		n, err := readFD(conn, buf)
 		if err != nil {
 			t.Fatalf("the end of command %d was not answered: %v (read %q)", seq, err, out)
 		}

@@ -32,7 +32,7 @@ func TestEndConnsClosed(t *testing.T) {
 		unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 		buf := make([]byte, 64)
 		for {
-			n, err := unix.Read(conn, buf)
+			n, err := readFD(conn, buf)
 			if err != nil {
 				return false
 			}

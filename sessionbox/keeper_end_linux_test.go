@@ -68,7 +68,7 @@ func answers(mgr int, token string) {
 func managerReads(t *testing.T, ctl int) string {
 	t.Helper()
 	buf := make([]byte, 64)
-	n, err := unix.Read(ctl, buf)
+	n, err := readFD(ctl, buf)
 	if err != nil {
 		t.Fatalf("the manager heard nothing: %v", err)
 	}
@@ -124,7 +124,7 @@ func TestKeeperEndOrder(t *testing.T) {
 		answers(mgr, "tok")
 		unix.SetsockoptTimeval(ctl, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: 200000})
 		buf := make([]byte, 16)
-		if n, err := unix.Read(ctl, buf); err == nil {
+		if n, err := readFD(ctl, buf); err == nil {
 			t.Errorf("the manager was then told %q", buf[:n])
 		}
 	})

@@ -74,6 +74,28 @@ func readable(t *testing.T, fd int, d time.Duration) bool {
 	}
 }
 
+// readFD is unix.Read made again when a signal cut it short: a read
+// with SO_RCVTIMEO is never restarted, and the runtime's signals
+// (SIGURG, a child's SIGCHLD) reach any thread.
+func readFD(fd int, p []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, p)
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
+
+// recvmsgFD is unix.Recvmsg made again when a signal cut it short.
+func recvmsgFD(fd int, p, oob []byte, flags int) (n, oobn int, err error) {
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(fd, p, oob, flags)
+		if err != unix.EINTR {
+			return n, oobn, err
+		}
+	}
+}
+
 func python(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("python3")
@@ -207,7 +229,7 @@ func TestFirstCommandBesideKeeperStart(t *testing.T) {
 	}
 	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
 	unix.SetsockoptTimeval(ctl, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 10})
-	n, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
+	n, oobn, err := recvmsgFD(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil || n != 1 || buf[0] != 'c' {
 		t.Fatalf("the keeper did not get the command once it runs: %v", err)
 	}
