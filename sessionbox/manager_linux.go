@@ -484,9 +484,20 @@ func (m *manager) serve() {
 	notStarted := make(chan struct{}, 1)
 	prepares, unprepared := make(chan int), make(chan int)
 	if m.pre >= 0 {
-		go m.acceptPrepares(prepares)
+		go m.acceptPrepares(m.pre, prepares)
 	}
+	// When serve returns, the listener is shut down and its accept loop
+	// waited for: a close alone leaves an accept blocked on the socket,
+	// and a signal restarts it on whatever descriptor has the number by
+	// then (another manager's listener, in a test's process: it took
+	// that manager's command and answered it as this one's).
+	accepting := make(chan struct{})
+	defer func() {
+		unix.Shutdown(m.lis, unix.SHUT_RDWR)
+		<-accepting
+	}()
 	go func() {
+		defer close(accepting)
 		for {
 			conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
 			if err == unix.EINTR || err == unix.ECONNABORTED {

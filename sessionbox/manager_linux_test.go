@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -177,7 +178,7 @@ func fakeSession(t *testing.T) (m *manager, ctl int, end chan struct{}) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = &manager{s: spec{Socket: filepath.Join(dir, "s"), Policy: &platform.Policy{}, Idle: time.Minute}, ctl: pair[0], agent: -1}
+	m = &manager{s: spec{Socket: filepath.Join(dir, "s"), Policy: &platform.Policy{}, Idle: time.Minute}, ctl: pair[0], pre: -1, agent: -1}
 	if m.self, m.filters, err = identity(os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +192,13 @@ func fakeSession(t *testing.T) (m *manager, ctl int, end chan struct{}) {
 		m.serve()
 		unix.Close(m.lis)
 		unix.Close(m.ctl)
+		// (The watches a manager's process gives back as it ends: a
+		// run of many fake sessions in one process ran out of the
+		// user's inotify instances, the other tests' too.)
+		m.stopBetween()
+		if m.changes != nil {
+			m.changes.Stop()
+		}
 	}()
 	t.Cleanup(func() {
 		unix.Close(pair[1])
@@ -267,5 +275,30 @@ func TestFirstCommandKeeperNotStarted(t *testing.T) {
 	case <-end:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session did not end")
+	}
+}
+
+// TestServeEndsItsAccept: once serve returns, nothing of it accepts on
+// the listener's descriptor. Its accept loop used to stay blocked on the
+// socket closed under it, and a signal restarted the accept on whatever
+// descriptor had the number by then: in one test process, the next
+// fake session's listener, whose command it took and answered as its own
+// manager's, so that the keeper never got it (TestEndAnswerToken, about
+// once in a thousand runs).
+func TestServeEndsItsAccept(t *testing.T) {
+	accepting := func() int {
+		buf := make([]byte, 1<<20)
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "(*manager).serve.func1()")
+	}
+	before := accepting()
+	_, ctl, end := fakeSession(t)
+	unix.Shutdown(ctl, unix.SHUT_RDWR) // (closed by the cleanup)
+	select {
+	case <-end:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the manager did not end with its keeper")
+	}
+	if n := accepting(); n != before {
+		t.Errorf("%d accept loops run on after serve returned", n-before)
 	}
 }

@@ -169,16 +169,18 @@ func (m *manager) closePrepare() {
 	if unix.Stat(m.s.Prepare, &st) == nil && st.Ino == m.preIno {
 		os.Remove(m.s.Prepare)
 	}
+	// (Shut down first: an accept blocked on it returns, see serve.)
+	unix.Shutdown(m.pre, unix.SHUT_RDWR)
 	unix.Close(m.pre)
 	m.pre = -1
 }
 
-// acceptPrepares passes each connection to the prepare socket from a
-// process of this user outside every sandbox to prepares, until the
-// socket is closed.
-func (m *manager) acceptPrepares(prepares chan<- int) {
+// acceptPrepares passes each connection to the prepare socket pre from
+// a process of this user outside every sandbox to prepares, until the
+// socket is shut down.
+func (m *manager) acceptPrepares(pre int, prepares chan<- int) {
 	for {
-		conn, _, err := unix.Accept4(m.pre, unix.SOCK_CLOEXEC)
+		conn, _, err := unix.Accept4(pre, unix.SOCK_CLOEXEC)
 		if err == unix.EINTR || err == unix.ECONNABORTED {
 			continue
 		}
