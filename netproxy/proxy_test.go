@@ -83,6 +83,44 @@ func TestRules(t *testing.T) {
 	}
 }
 
+// TestRulesDenyLoopback: a deny entry that names the host's loopback (an
+// address of it, or localhost) closes its ports at every address of the
+// loopback: a server listening on all addresses (a port Docker
+// publishes) answers at 127.0.0.2 and [::1] as well as at 127.0.0.1.
+func TestRulesDenyLoopback(t *testing.T) {
+	a := netip.MustParseAddr
+	for _, deny := range []string{"127.0.0.1:5432", "[::1]:5432", "localhost:5432", "127.0.0.0/8:5432"} {
+		r, err := Compile([]string{"localhost", "127.0.0.0/8", "[::1]", "registry.npmjs.org"}, []string{deny})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			host, addr string
+			port       int
+			ok         bool
+		}{
+			{"127.0.0.1", "127.0.0.1", 5432, false},
+			{"127.0.0.2", "127.0.0.2", 5432, false},
+			{"127.255.255.254", "127.255.255.254", 5432, false},
+			{"::ffff:127.0.0.2", "::ffff:127.0.0.2", 5432, false},
+			{"::1", "::1", 5432, false},
+			{"localhost", "127.0.0.1", 5432, false},
+			{"registry.npmjs.org", "127.0.0.3", 5432, false},
+			{"127.0.0.2", "127.0.0.2", 5433, true},
+			{"::1", "::1", 3000, true},
+			{"registry.npmjs.org", "104.16.0.1", 5432, true},
+		} {
+			byName, ref := r.CheckName(c.host, c.port)
+			if ref == nil {
+				ref = r.CheckAddr(c.host, c.port, a(c.addr), byName)
+			}
+			if (ref == nil) != c.ok {
+				t.Errorf("deny %s: %s:%d (%s): allowed %v, want %v (%v)", deny, c.host, c.port, c.addr, ref == nil, c.ok, ref)
+			}
+		}
+	}
+}
+
 // fixture is a proxy on a loopback listener in front of local servers
 // that stand in for the outside, with names resolved by a table.
 type fixture struct {

@@ -60,7 +60,36 @@ func Compile(allow, deny []string) (*Rules, error) {
 			*l.out = append(*l.out, e)
 		}
 	}
+	for _, e := range r.deny {
+		if e.closesLoopback() {
+			for _, lo := range loopback {
+				r.deny = append(r.deny, entry{prefix: lo, lo: e.lo, hi: e.hi})
+			}
+		}
+	}
 	return r, nil
+}
+
+// loopback is the host's loopback: every address of it reaches a server
+// that listens on all addresses (0.0.0.0 or [::], as Docker publishes a
+// container's port), whichever of them the server was reached at before.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// closesLoopback reports whether e, a deny entry, names the host's
+// loopback (an address of it, or localhost): it then closes its ports at
+// every address of the loopback, not at the one it names only
+// ("127.0.0.1:5432" would leave 127.0.0.2:5432 and [::1]:5432 open to a
+// database listening on all addresses).
+func (e entry) closesLoopback() bool {
+	if e.name != "" {
+		return starglob.Match(e.name, "localhost")
+	}
+	for _, lo := range loopback {
+		if e.prefix.Overlaps(lo) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckEntry reports whether s is a valid entry, and why not.
