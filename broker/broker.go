@@ -577,10 +577,16 @@ func (b *Broker) maskResponse(resp *http.Response, extra ...string) {
 	// Cookies are not sent up (no session of anyone's), so none is
 	// taken back: one could carry a value cut across several lines.
 	resp.Header.Del("Set-Cookie")
+	// Nor trailers, which come after the body, past where the headers
+	// are masked (the request's are dropped too).
+	resp.Trailer = nil
 	if len(pairs) == 0 {
 		return
 	}
 	r := strings.NewReplacer(pairs...)
+	// The status line's reason phrase is the service's text, passed on
+	// as it came ("401 no such token ..."): masked as a header.
+	resp.Status = r.Replace(resp.Status)
 	for _, vs := range resp.Header {
 		for i, v := range vs {
 			vs[i] = r.Replace(v)
@@ -748,6 +754,15 @@ func (b *Broker) swap(req *http.Request, host string, port int) (reason string, 
 			}
 			if nv != v {
 				echo = append(echo, nv, v)
+				// The parameter alone too (basic authentication's
+				// base64, quoted without its scheme, or with the scheme
+				// spelled the service's way).
+				if _, np, ok := strings.Cut(strings.TrimSpace(nv), " "); ok {
+					_, op, _ := strings.Cut(strings.TrimSpace(v), " ")
+					if np, op = strings.TrimSpace(np), strings.TrimSpace(op); np != op && np != "" {
+						echo = append(echo, np, op)
+					}
+				}
 			}
 			values[i] = nv
 		}

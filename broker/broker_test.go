@@ -66,6 +66,23 @@ func newRig(t *testing.T) *rig {
 			io.WriteString(w, "ok\n")
 			return
 		}
+		if req.URL.Path == "/echo-parts" {
+			// A service that quotes the request where the masking of
+			// headers and body does not look: its status line, a
+			// trailer; and the credentials of basic authentication
+			// without their scheme, or with the scheme spelled its way.
+			a := req.Header.Get("Authorization")
+			_, blob, _ := strings.Cut(a, " ")
+			conn, bw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			body := fmt.Sprintf("credentials %s; Basic %s", blob, blob)
+			fmt.Fprintf(bw, "HTTP/1.1 401 no such token %s\r\nTrailer: X-Echo\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\nX-Echo: %s\r\n\r\n", a, len(body), body, a)
+			bw.Flush()
+			return
+		}
 		if req.URL.Path == "/echo" {
 			// A service that quotes the request back, compressed when
 			// the client takes it.
@@ -305,6 +322,32 @@ func TestEcho(t *testing.T) {
 		}
 		if strings.Contains(got, real) || strings.Contains(got, basic) || !strings.Contains(got, auth) {
 			t.Errorf("the echo of %q: %q, X-Echo %q", auth, b, resp.Header.Get("X-Echo"))
+		}
+	}
+}
+
+// TestEchoParts: what a service quotes back of the request in its
+// status line or a trailer, or of basic authentication without its
+// scheme or with the scheme in another case, is masked too.
+func TestEchoParts(t *testing.T) {
+	r := newRig(t)
+	basic := base64.StdEncoding.EncodeToString([]byte("person:" + real))
+	for _, scheme := range []string{"Basic", "basic", "Bearer"} {
+		auth := scheme + " " + base64.StdEncoding.EncodeToString([]byte("person:"+r.ph))
+		if scheme == "Bearer" {
+			auth = scheme + " " + r.ph
+		}
+		req, _ := http.NewRequest("GET", "https://"+r.host+"/echo-parts", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := r.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got := resp.Status + "\n" + string(b) + "\n" + fmt.Sprint(resp.Header) + "\n" + fmt.Sprint(resp.Trailer)
+		if strings.Contains(got, real) || strings.Contains(got, basic) {
+			t.Errorf("the echo of %q gave the value back: %q", auth, got)
 		}
 	}
 }
