@@ -158,9 +158,9 @@ func (h *held) refuses(req *http.Request, host string, port int) string {
 	if len(h.Paths) == 0 {
 		return ""
 	}
-	for _, k := range routingHeaders {
-		if _, ok := req.Header[k]; ok {
-			return fmt.Sprintf("it would send %s with a header some servers route by instead of the path (%s): it goes only to some paths", h.Name, strings.Join(routingHeaders, ", "))
+	for name := range req.Header {
+		if routingHeader(name) {
+			return fmt.Sprintf("it would send %s with a header some servers route by instead of the path (%s: %s): it goes only to some paths", h.Name, name, strings.Join(routingHeaders, ", "))
 		}
 	}
 	escaped := req.URL.EscapedPath()
@@ -196,8 +196,24 @@ func (h *held) takesPath(escaped string) bool {
 
 // routingHeaders are request headers some servers and proxies route a
 // request by instead of its path (IIS's URL Rewrite, older Symfony and
-// Zend: X-Original-URL, X-Rewrite-URL) or its host (X-Forwarded-Host).
-var routingHeaders = []string{"X-Original-Url", "X-Rewrite-Url", "X-Forwarded-Host", "X-Forwarded-Prefix", "X-Forwarded-Path"}
+// Zend: X-Original-URL, X-Rewrite-URL; nginx's auth_request, Traefik
+// and Envoy: X-Original-URI, X-Forwarded-URI, X-Envoy-Original-Path) or
+// its host (X-Forwarded-Host, RFC 7239's Forwarded).
+var routingHeaders = []string{"X-Original-Url", "X-Rewrite-Url", "X-Original-Uri", "X-Forwarded-Uri", "X-Envoy-Original-Path",
+	"X-Forwarded-Host", "Forwarded", "X-Forwarded-Prefix", "X-Forwarded-Path"}
+
+// routingHeader reports whether a request header named name is one of
+// routingHeaders, read as the most lenient server reads a name: in any
+// case, "_" for "-" (CGI, PHP and Rack: HTTP_X_ORIGINAL_URL).
+func routingHeader(name string) bool {
+	name = strings.ReplaceAll(strings.TrimSpace(name), "_", "-")
+	for _, k := range routingHeaders {
+		if strings.EqualFold(name, k) {
+			return true
+		}
+	}
+	return false
+}
 
 // clean reports whether p is absolute and the same cleaned, but for a
 // "/" at its end.

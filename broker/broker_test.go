@@ -474,7 +474,12 @@ func TestRepositories(t *testing.T) {
 	}
 	// A header some servers route by instead of the path (IIS's URL
 	// Rewrite, older Symfony: found by an attacker).
-	for _, k := range []string{"X-Original-URL", "X-Rewrite-URL", "X-Forwarded-Host"} {
+	// The same with "_" for "-", as CGI, PHP and Rack read a header's
+	// name (HTTP_X_ORIGINAL_URL); the path in a proxy's header of its
+	// own (nginx's auth_request, Traefik, Envoy); the host in RFC 7239's.
+	for _, k := range []string{"X-Original-URL", "X-Rewrite-URL", "X-Forwarded-Host",
+		"X_Original_URL", "x_rewrite_url", "X_Forwarded_Host", "X-Forwarded-Prefix", "X_Forwarded_Prefix",
+		"X-Original-URI", "X-Forwarded-URI", "X-Envoy-Original-Path", "Forwarded"} {
 		h := map[string]string{"Authorization": auth["Authorization"], k: "/me/drop.git/info/refs"}
 		if code, body := r.do("GET", "/me/app.git/info/refs", h, nil); code != 403 {
 			t.Errorf("%s: %d %q, want 403", k, code, body)
