@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cordonsh/cordon/internal/atomicfile"
@@ -44,23 +45,74 @@ func netAllow(ws, stateDir string, urls []gitkey.Entry) []string {
 	return out
 }
 
-// remoteHosts returns the hosts of the remotes' urls. insteadOf
-// rewrites from other files are not applied.
+// remoteHosts returns the hosts of the remotes' urls as allowlist
+// entries: each at the port its URL uses (see [remotePort]), or at any
+// port for a scheme git hands to a remote helper. insteadOf rewrites
+// from other files are not applied.
 func remoteHosts(urls []gitkey.Entry) []string {
 	var hosts []string
 	for _, e := range urls {
 		if nethost.Local(e.Value) {
 			continue
 		}
+		port, known := remotePort(e.Value)
 		for _, h := range nethost.Hosts(e.Value) {
 			// A remote names one host: "*" would be a glob of the rules
 			// (https://*/ opening every destination).
-			if h != "" && !strings.ContainsAny(h, "/\\ *") {
+			if h == "" || strings.ContainsAny(h, "/\\ *") {
+				continue
+			}
+			if known {
+				if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+					h = "[" + h + "]"
+				}
+				h += ":" + strconv.Itoa(port)
+			}
+			if !slices.Contains(hosts, h) {
 				hosts = append(hosts, h)
 			}
 		}
 	}
 	return hosts
+}
+
+// remotePort is the port git connects to for the remote url: the one
+// the URL names, else its scheme's (https 443, http 80, ssh 22, git
+// 9418; scp's user@host:path is ssh's). A remote's host is open at that
+// port only: at any port, an HTTPS remote's host took a command's own
+// SSH key at 22 (github.com: the workspace pushed to the attacker's
+// account, past the broker, which refuses a stranger's token at 443).
+// known is false for a scheme of a remote helper's (its port is its
+// own business).
+func remotePort(url string) (port int, known bool) {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		// scp's [user@]host:path (no "://"): ssh.
+		return 22, true
+	}
+	defaults := map[string]int{"https": 443, "http": 80, "ssh": 22, "git+ssh": 22, "ssh+git": 22, "git": 9418}
+	port, known = defaults[strings.ToLower(scheme)]
+	if !known {
+		return 0, false
+	}
+	authority := rest
+	if i := strings.IndexAny(authority, "/?#\\"); i >= 0 {
+		authority = authority[:i]
+	}
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = authority[i+1:]
+	}
+	if strings.HasPrefix(authority, "[") {
+		if i := strings.IndexByte(authority, ']'); i >= 0 {
+			authority = authority[i+1:]
+		}
+	}
+	if _, p, ok := strings.Cut(authority, ":"); ok && p != "" {
+		if n, err := strconv.Atoi(p); err == nil && n >= 1 && n <= 65535 {
+			port = n
+		}
+	}
+	return port, true
 }
 
 // remoteURLs returns the url and pushurl entries of the remotes
