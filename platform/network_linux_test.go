@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 	"time"
 
 	"github.com/cordonsh/cordon/netproxy"
@@ -26,7 +28,87 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == NetRole {
 		os.Exit(NetMain(os.Args))
 	}
+	if os.Getenv("CORDON_TEST_SOCKETS") != "" {
+		os.Exit(trySockets())
+	}
 	os.Exit(m.Run())
+}
+
+// socketFamilies are the families TestAllowlistSocketFamilies tries.
+var socketFamilies = []struct {
+	name   string
+	family int
+	typ    int
+}{
+	{"unix", unix.AF_UNIX, unix.SOCK_STREAM},
+	{"inet", unix.AF_INET, unix.SOCK_STREAM},
+	{"inet6", unix.AF_INET6, unix.SOCK_STREAM},
+	{"netlink", unix.AF_NETLINK, unix.SOCK_RAW},
+	{"vsock", unix.AF_VSOCK, unix.SOCK_STREAM},
+	{"packet", unix.AF_PACKET, unix.SOCK_DGRAM},
+}
+
+// trySockets prints, for each of socketFamilies, whether a socket of it
+// can be made here: "NAME ok" or "NAME ERROR".
+func trySockets() int {
+	for _, f := range socketFamilies {
+		fd, err := unix.Socket(f.family, f.typ|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			fmt.Printf("%s %v\n", f.name, err)
+			continue
+		}
+		unix.Close(fd)
+		fmt.Printf("%s ok\n", f.name)
+	}
+	return 0
+}
+
+// TestAllowlistSocketFamilies: with the allowlist, a command makes
+// sockets of the families its network namespace holds (Unix, IPv4,
+// IPv6, netlink) and of no other: AF_VSOCK is not the namespace's, and
+// reaches the hypervisor (the machine that runs the VM, WSL's Windows)
+// past the proxy (found by an attacker: a vsock port bound on the host
+// was in use inside, both backends).
+func TestAllowlistSocketFamilies(t *testing.T) {
+	hostVsock := false
+	if fd, err := unix.Socket(unix.AF_VSOCK, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
+		unix.Close(fd)
+		hostVsock = true
+	}
+	for _, backend := range []string{BackendBwrap, BackendLandlock} {
+		t.Run(backend, func(t *testing.T) {
+			ws, stateDir := t.TempDir(), t.TempDir()
+			os.MkdirAll(SessionsDir(stateDir), 0o700)
+			s := &Spec{Workspace: ws, Scratch: []string{os.TempDir()}, Network: NetworkAllowlist, Hidden: []string{SessionsDir(stateDir)}}
+			p, err := NewPolicy(s, []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := allowlistBackend(t, backend, p, stateDir)
+			self, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(ws, "out")
+			c, err := b.Start("/bin/sh", []string{"sh", "-c", "\"$0\" >" + out + " 2>&1", self}, append(p.Env, "PWD="+ws, "CORDON_TEST_SOCKETS=1"), os.Stdin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code, err := c.Wait(); err != nil || code != 0 {
+				t.Errorf("exit %d, %v", code, err)
+			}
+			data, _ := os.ReadFile(out)
+			got := string(data)
+			for _, want := range []string{"unix ok", "inet ok", "inet6 ok", "netlink ok", "packet address family not supported"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("inside, no %q:\n%s", want, got)
+				}
+			}
+			if hostVsock && !strings.Contains(got, "vsock address family not supported") {
+				t.Errorf("a vsock socket was made inside (the host's vsock, past the proxy):\n%s", got)
+			}
+		})
+	}
 }
 
 // TestNetworkAllowlist runs one bash with the allowlist under each

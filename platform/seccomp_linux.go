@@ -24,7 +24,11 @@ import (
 //     whose flags a filter cannot read, answers ENOSYS so that the C
 //     library falls back to clone): they open kernel code that is no
 //     use to a build (bwrap's --disable-userns does the same);
-//   - with the network off, socket(2) for any family but AF_UNIX;
+//   - with the network off, socket(2) for any family but AF_UNIX; with
+//     the allowlist, for any family but AF_UNIX, AF_INET, AF_INET6 and
+//     AF_NETLINK, which the sandbox's network namespace holds: others
+//     are not the namespace's (AF_VSOCK reaches the hypervisor or the
+//     machine that runs the VM, WSL's Windows, past the proxy);
 //   - prlimit on another process, to set its limits: without a pid
 //     namespace (Landlock), the guard process, the session's manager and
 //     the shim that reconcile after a command are the same user's, and
@@ -135,7 +139,7 @@ func seccompFilter(network Network) ([]unix.SockFilter, error) {
 	p.jump(bpfJeq, unix.SYS_CLONE, "nsflags", "")
 	p.jump(bpfJeq, unix.SYS_CLONE3, "enosys", "")
 	p.jump(bpfJeq, unix.SYS_PRLIMIT64, "prlimit", "")
-	if network == NetworkOff {
+	if network == NetworkOff || network == NetworkAllowlist {
 		p.jump(bpfJeq, unix.SYS_SOCKET, "socket", "")
 	}
 	p.stmt(bpfRet, unix.SECCOMP_RET_ALLOW)
@@ -161,11 +165,21 @@ func seccompFilter(network Network) ([]unix.SockFilter, error) {
 	p.stmt(bpfLdAbsW, offArg2+4)
 	p.jump(bpfJeq, 0, "allow", "eperm")
 
-	if network == NetworkOff {
+	switch network {
+	case NetworkOff:
 		p.label("socket")
 		p.stmt(bpfLdAbsW, offArg0)
 		p.jump(bpfJeq, unix.AF_UNIX, "allow", "")
 		p.stmt(bpfRet, unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES))
+	case NetworkAllowlist:
+		// socket(domain, type, protocol): domain an int.
+		p.label("socket")
+		p.stmt(bpfLdAbsW, offArg0)
+		p.jump(bpfJeq, unix.AF_UNIX, "allow", "")
+		p.jump(bpfJeq, unix.AF_INET, "allow", "")
+		p.jump(bpfJeq, unix.AF_INET6, "allow", "")
+		p.jump(bpfJeq, unix.AF_NETLINK, "allow", "")
+		p.stmt(bpfRet, unix.SECCOMP_RET_ERRNO|uint32(unix.EAFNOSUPPORT))
 	}
 	// Jumps go forward only: the returns they reach come last.
 	p.label("allow")
