@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +33,14 @@ type Server struct {
 	// a credential the sandbox holds by placeholder, and refuses a
 	// placeholder on its way anywhere else (package broker).
 	Broker Interceptor
+	// Own returns the addresses of this machine's interfaces (tests
+	// give their own); nil means the system's, read at most once a
+	// second.
+	Own func() []netip.Addr
+
+	ownMu   sync.Mutex
+	ownAt   time.Time
+	ownList []netip.Addr
 }
 
 // An Interceptor puts credentials on requests in transit (package
@@ -151,6 +160,17 @@ func (s *Server) connect(host string, port int) (net.Conn, *Refusal, error) {
 		if ref := s.Rules.CheckAddr(host, port, a, byName); ref != nil {
 			return nil, s.refuse(ref), nil
 		}
+		// An address of this machine's own (its LAN address, a
+		// bridge's) reaches the services listening on all addresses
+		// as its loopback does: the rules' loopback entries decide
+		// (Docker's API on 0.0.0.0:2375 stays closed under a name
+		// allowed at any port that resolves to the machine).
+		if lo, ok := s.ownAsLoopback(a); ok {
+			if ref := s.Rules.CheckAddr(host, port, lo, false); ref != nil {
+				ref.Reason = fmt.Sprintf("it is (or resolves to) %s, an address of this machine, whose services the rules close at port %d as on its loopback", a.Unmap(), port)
+				return nil, s.refuse(ref), nil
+			}
+		}
 	}
 	dial := s.Dial
 	if dial == nil {
@@ -168,6 +188,43 @@ func (s *Server) connect(host string, port int) (net.Conn, *Refusal, error) {
 		last = err
 	}
 	return nil, nil, fmt.Errorf("cannot connect to %s: %v", joinHostPort(host, port), last)
+}
+
+// ownAsLoopback returns the loopback address (127.0.0.1, ::1) that a,
+// when it is an address of this machine's own other than a loopback
+// one, is decided as.
+func (s *Server) ownAsLoopback(a netip.Addr) (netip.Addr, bool) {
+	a = a.Unmap()
+	if a.IsLoopback() || !slices.Contains(s.own(), a) {
+		return netip.Addr{}, false
+	}
+	if a.Is4() {
+		return netip.AddrFrom4([4]byte{127, 0, 0, 1}), true
+	}
+	return netip.IPv6Loopback(), true
+}
+
+// own returns this machine's addresses: Own's, or its interfaces', read
+// again when a second old.
+func (s *Server) own() []netip.Addr {
+	if s.Own != nil {
+		return s.Own()
+	}
+	s.ownMu.Lock()
+	defer s.ownMu.Unlock()
+	if time.Since(s.ownAt) < time.Second {
+		return s.ownList
+	}
+	s.ownAt, s.ownList = time.Now(), nil
+	addrs, _ := net.InterfaceAddrs()
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if a, ok := netip.AddrFromSlice(n.IP); ok {
+				s.ownList = append(s.ownList, a.Unmap().WithZone(""))
+			}
+		}
+	}
+	return s.ownList
 }
 
 func (s *Server) refuse(r *Refusal) *Refusal {

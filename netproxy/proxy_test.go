@@ -368,3 +368,68 @@ func TestForward(t *testing.T) {
 		t.Errorf("through the forwarder, other host: %d", code)
 	}
 }
+
+// TestOwnAddresses: a name allowed at any port that resolves to an
+// address of this machine (its LAN address: a host a person approved,
+// a remote on the machine itself) reaches only the ports its loopback
+// opens: the services listening on all addresses (Docker's API at
+// 0.0.0.0:2375) answer at that address as at 127.0.0.1, and stay
+// closed (found by an attacker).
+func TestOwnAddresses(t *testing.T) {
+	own := []netip.Addr{netip.MustParseAddr("10.9.9.9"), netip.MustParseAddr("fd00::9")}
+	var dialled []netip.AddrPort
+	s := &Server{
+		Rules: mustCompile2(t, []string{"devbox.test", "other.test", "127.0.0.0/8", "[::1]"}, []string{"127.0.0.0/8:2375", "[::1]:2375"}),
+		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			switch host {
+			case "devbox.test":
+				return own[:1], nil
+			case "devbox6.test":
+				return own[1:], nil
+			}
+			return []netip.Addr{netip.MustParseAddr("93.184.0.1")}, nil
+		},
+		Dial: func(ctx context.Context, ap netip.AddrPort) (net.Conn, error) {
+			dialled = append(dialled, ap)
+			a, b := net.Pipe()
+			b.Close()
+			return a, nil
+		},
+		Own: func() []netip.Addr { return own },
+	}
+	for _, c := range []struct {
+		host string
+		port int
+		ok   bool
+	}{
+		{"devbox.test", 2375, false},
+		{"devbox.test", 8080, true},
+		{"other.test", 2375, true}, // not this machine
+	} {
+		up, ref, err := s.connect(c.host, c.port)
+		if up != nil {
+			up.Close()
+		}
+		if (ref == nil && err == nil) != c.ok {
+			t.Errorf("%s:%d: refusal %v, error %v; want allowed %v", c.host, c.port, ref, err, c.ok)
+		}
+	}
+	s.Rules = mustCompile2(t, []string{"devbox6.test", "[::1]"}, []string{"[::1]:9222"})
+	if _, ref, _ := s.connect("devbox6.test", 9222); ref == nil {
+		t.Error("devbox6.test:9222, an IPv6 address of this machine at a port its loopback closes, was reached")
+	}
+	for _, ap := range dialled {
+		if ap.Port() == 2375 && ap.Addr() == own[0] || ap.Port() == 9222 {
+			t.Errorf("dialled %v", ap)
+		}
+	}
+}
+
+func mustCompile2(t *testing.T, allow, deny []string) *Rules {
+	t.Helper()
+	r, err := Compile(allow, deny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
