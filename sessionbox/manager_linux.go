@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/cordonsh/cordon/internal/printable"
-	"github.com/cordonsh/cordon/internal/smallfile"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +20,8 @@ import (
 
 	"github.com/cordonsh/cordon/audit"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/printable"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/internal/wire"
 	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
@@ -712,7 +714,7 @@ func (m *manager) serve() {
 			settleAfter = min(2*settleAfter, time.Minute)
 			settle = time.After(settleAfter)
 		case <-tick.C:
-			if running <= 0 && time.Since(last) >= idle {
+			if running <= 0 && (time.Since(last) >= idle || m.unreachable()) {
 				return
 			}
 		case s := <-sigs:
@@ -722,6 +724,18 @@ func (m *manager) serve() {
 			reapOrphans()
 		}
 	}
+}
+
+// unreachable reports whether no command can reach the session any
+// more: the directory of its socket is gone (the state directory
+// removed, as a test's is, or a person's rm -rf). Its manager then ends
+// once no command runs, as an idle one does, instead of holding its
+// sandbox, its processes and its inotify watches (the user's 128
+// instances, which CI's run of the tests as an ordinary user came close
+// to) until the idle time is up.
+func (m *manager) unreachable() bool {
+	_, err := os.Lstat(filepath.Dir(m.s.Socket))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // A shimEnd is a running command's shim, as the manager keeps it to

@@ -173,12 +173,18 @@ func TestOutside(t *testing.T) {
 // as its keeper (ctl); serve's end is closed once it returns.
 func fakeSession(t *testing.T) (m *manager, ctl int, end chan struct{}) {
 	t.Helper()
+	return fakeSessionIdle(t, time.Minute)
+}
+
+// fakeSessionIdle is [fakeSession] whose session ends after idle unused.
+func fakeSessionIdle(t *testing.T, idle time.Duration) (m *manager, ctl int, end chan struct{}) {
+	t.Helper()
 	dir := t.TempDir()
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = &manager{s: spec{Socket: filepath.Join(dir, "s"), Policy: &platform.Policy{}, Idle: time.Minute}, ctl: pair[0], pre: -1, agent: -1}
+	m = &manager{s: spec{Socket: filepath.Join(dir, "s"), Policy: &platform.Policy{}, Idle: idle}, ctl: pair[0], pre: -1, agent: -1}
 	if m.self, m.filters, err = identity(os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
@@ -292,6 +298,9 @@ func TestServeEndsItsAccept(t *testing.T) {
 	}
 	before := accepting()
 	_, ctl, end := fakeSession(t)
+	if _, err := unix.Write(ctl, []byte("ready")); err != nil {
+		t.Fatal(err)
+	}
 	unix.Shutdown(ctl, unix.SHUT_RDWR) // (closed by the cleanup)
 	select {
 	case <-end:
@@ -300,5 +309,24 @@ func TestServeEndsItsAccept(t *testing.T) {
 	}
 	if n := accepting(); n != before {
 		t.Errorf("%d accept loops run on after serve returned", n-before)
+	}
+}
+
+// TestManagerEndsUnreachable: a session whose state directory was
+// removed (its socket's directory gone: no command can reach it) ends
+// once no command runs, well before its idle time; before, its manager
+// held its sandbox and inotify watches that long (CI's test runs left
+// dozens, near the user's 128 inotify instances).
+func TestManagerEndsUnreachable(t *testing.T) {
+	m, _, end := fakeSessionIdle(t, 10*time.Second) // (a tick every 1.25 s)
+	start := time.Now()
+	if err := os.RemoveAll(filepath.Dir(m.s.Socket)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-end:
+		t.Logf("ended after %v", time.Since(start))
+	case <-time.After(6 * time.Second):
+		t.Fatal("the manager of a session no command can reach still runs")
 	}
 }
