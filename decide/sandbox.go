@@ -256,11 +256,19 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	}
 	ctx.specRemotes = true
 	getenv := ctx.Getenv
-	urls := remoteURLs(ctx.Workspace.Dir, StateDir(getenv), ctx.hostGit)
-	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
-		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv), urls)...)
+	ws, state := ctx.Workspace.Dir, StateDir(getenv)
+	urls := remoteURLs(ws, state, ctx.hostGit)
+	var agent []string
+	var why string
+	if ws != "" {
+		agent, why = agentRemotes(state, ws, func() []string { return remoteNames(urls) })
 	}
-	spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotes(ctx.Workspace.Dir, StateDir(getenv), urls)
+	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
+		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllowFor(ws, state, urls, agent)...)
+	}
+	if ws != "" {
+		spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotesFor(urls, agent, why)
+	}
 	return spec, nil
 }
 
