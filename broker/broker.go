@@ -2,6 +2,7 @@ package broker
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -611,7 +612,25 @@ func (b *Broker) maskResponse(resp *http.Response, extra ...string) {
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}
-	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+	// Asked for uncompressed, a service may compress all the same: an
+	// echo in a compressed body would pass the masking unseen. gzip is
+	// decoded (the command gets it plain); another coding is not
+	// passed on.
+	switch ce := strings.ToLower(strings.TrimSpace(strings.Join(resp.Header.Values("Content-Encoding"), ","))); ce {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		z, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			unreadable(resp, ce)
+			return
+		}
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{z, resp.Body}
+		resp.Header.Del("Content-Encoding")
+	default:
+		unreadable(resp, ce)
 		return
 	}
 	resp.Body = maskStream(resp.Body, pairs)
@@ -622,6 +641,18 @@ func (b *Broker) maskResponse(resp *http.Response, extra ...string) {
 	} else {
 		resp.Close = true
 	}
+}
+
+// unreadable replaces resp, whose body is in a coding cordon cannot
+// read (so cannot mask), with a refusal that says so.
+func unreadable(resp *http.Response, coding string) {
+	resp.Body.Close()
+	text := fmt.Sprintf("cordon's credential broker: the answer came in a coding it cannot read (Content-Encoding: %s), though it asked for none: what a service quotes back there could not be masked\n", coding)
+	resp.StatusCode, resp.Status = 502, "502 Bad Gateway"
+	resp.Header = http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
+	resp.Body = io.NopCloser(strings.NewReader(text))
+	resp.ContentLength = int64(len(text))
+	resp.TransferEncoding = nil
 }
 
 // maskStream returns rc with each pairs[2i] replaced by pairs[2i+1].

@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
@@ -81,6 +82,19 @@ func newRig(t *testing.T) *rig {
 			body := fmt.Sprintf("credentials %s; Basic %s", blob, blob)
 			fmt.Fprintf(bw, "HTTP/1.1 401 no such token %s\r\nTrailer: X-Echo\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\nX-Echo: %s\r\n\r\n", a, len(body), body, a)
 			bw.Flush()
+			return
+		}
+		if coding, ok := strings.CutPrefix(req.URL.Path, "/echo-coded/"); ok {
+			// A service that quotes the request back compressed,
+			// whatever the client asked for.
+			w.Header().Set("Content-Encoding", coding)
+			var out io.Writer = w
+			if coding == "gzip" || coding == "x-gzip" {
+				z := gzip.NewWriter(w)
+				defer z.Close()
+				out = z
+			}
+			fmt.Fprintf(out, "you sent %q", req.Header.Get("Authorization"))
 			return
 		}
 		if req.URL.Path == "/echo" {
@@ -322,6 +336,37 @@ func TestEcho(t *testing.T) {
 		}
 		if strings.Contains(got, real) || strings.Contains(got, basic) || !strings.Contains(got, auth) {
 			t.Errorf("the echo of %q: %q, X-Echo %q", auth, b, resp.Header.Get("X-Echo"))
+		}
+	}
+}
+
+// TestEchoCoded: a service that compresses its answer though the broker
+// asked for none (Accept-Encoding: identity) gives the sandbox the
+// placeholder, not the value: gzip is decoded and masked, a coding the
+// broker cannot read is not passed on (it was, unmasked: found by an
+// attacker).
+func TestEchoCoded(t *testing.T) {
+	r := newRig(t)
+	for _, coding := range []string{"gzip", "x-gzip", "br"} {
+		req, _ := http.NewRequest("GET", "https://"+r.host+"/echo-coded/"+coding, nil)
+		req.Header.Set("Authorization", "Bearer "+r.ph)
+		req.Header.Set("Accept-Encoding", coding) // not decoded by the client
+		resp, err := r.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if ce := resp.Header.Get("Content-Encoding"); strings.Contains(ce, "gzip") {
+			if z, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
+				b, _ = io.ReadAll(z)
+			}
+		}
+		if strings.Contains(string(b), real) {
+			t.Errorf("the echo in %s gave the value back: %q", coding, b)
+		}
+		if coding != "br" && !strings.Contains(string(b), r.ph) {
+			t.Errorf("the echo in %s: %q, want the placeholder", coding, b)
 		}
 	}
 }
