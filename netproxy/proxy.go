@@ -193,9 +193,16 @@ func (s *Server) connect(host string, port int) (net.Conn, *Refusal, error) {
 // ownAsLoopback returns the loopback address (127.0.0.1, ::1) that a,
 // when it is an address of this machine's own other than a loopback
 // one, is decided as.
+//
+// When the interfaces cannot be read, every address is taken as this
+// machine's: the ports the loopback rules close are closed everywhere
+// (an error must not open Docker's API at the machine's LAN address).
 func (s *Server) ownAsLoopback(a netip.Addr) (netip.Addr, bool) {
 	a = a.Unmap()
-	if a.IsLoopback() || !slices.Contains(s.own(), a) {
+	if a.IsLoopback() {
+		return netip.Addr{}, false
+	}
+	if own, ok := s.own(); ok && !slices.Contains(own, a) {
 		return netip.Addr{}, false
 	}
 	if a.Is4() {
@@ -205,18 +212,22 @@ func (s *Server) ownAsLoopback(a netip.Addr) (netip.Addr, bool) {
 }
 
 // own returns this machine's addresses: Own's, or its interfaces', read
-// again when a second old.
-func (s *Server) own() []netip.Addr {
+// again when a second old; ok is false when they cannot be read (they
+// are read again at the next call).
+func (s *Server) own() (_ []netip.Addr, ok bool) {
 	if s.Own != nil {
-		return s.Own()
+		return s.Own(), true
 	}
 	s.ownMu.Lock()
 	defer s.ownMu.Unlock()
 	if time.Since(s.ownAt) < time.Second {
-		return s.ownList
+		return s.ownList, true
+	}
+	addrs, err := interfaceAddrs()
+	if err != nil {
+		return nil, false
 	}
 	s.ownAt, s.ownList = time.Now(), nil
-	addrs, _ := net.InterfaceAddrs()
 	for _, ia := range addrs {
 		if n, ok := ia.(*net.IPNet); ok {
 			if a, ok := netip.AddrFromSlice(n.IP); ok {
@@ -224,8 +235,12 @@ func (s *Server) own() []netip.Addr {
 			}
 		}
 	}
-	return s.ownList
+	return s.ownList, true
 }
+
+// interfaceAddrs lists the addresses of this machine's interfaces
+// (tests make it fail).
+var interfaceAddrs = net.InterfaceAddrs
 
 func (s *Server) refuse(r *Refusal) *Refusal {
 	if s.Refused != nil {

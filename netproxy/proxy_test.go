@@ -433,3 +433,51 @@ func mustCompile2(t *testing.T, allow, deny []string) *Rules {
 	}
 	return r
 }
+
+// TestOwnAddressesUnreadable: when the machine's interfaces cannot be
+// read (no descriptor left for the netlink socket), an address is taken
+// as the machine's own: the ports its loopback rules close stay closed
+// at every address, not open at the machine's LAN address (they were,
+// for a second, after a failed read), and the list is read again at the
+// next call.
+func TestOwnAddressesUnreadable(t *testing.T) {
+	fail := true
+	defer func(f func() ([]net.Addr, error)) { interfaceAddrs = f }(interfaceAddrs)
+	interfaceAddrs = func() ([]net.Addr, error) {
+		if fail {
+			return nil, errors.New("too many open files")
+		}
+		return []net.Addr{&net.IPNet{IP: net.ParseIP("192.0.2.77"), Mask: net.CIDRMask(24, 32)}}, nil
+	}
+	s := &Server{
+		Rules: mustCompile2(t, []string{"devbox.test", "other.test", "127.0.0.0/8", "[::1]"}, []string{"127.0.0.0/8:2375", "[::1]:2375"}),
+		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			if host == "devbox.test" {
+				return []netip.Addr{netip.MustParseAddr("192.0.2.77")}, nil
+			}
+			return []netip.Addr{netip.MustParseAddr("93.184.0.1")}, nil
+		},
+		Dial: func(ctx context.Context, ap netip.AddrPort) (net.Conn, error) {
+			a, b := net.Pipe()
+			b.Close()
+			return a, nil
+		},
+	}
+	if _, ref, _ := s.connect("devbox.test", 2375); ref == nil {
+		t.Error("devbox.test:2375, this machine, was reached while its interfaces could not be read")
+	}
+	if up, ref, err := s.connect("devbox.test", 8080); ref != nil || err != nil {
+		t.Errorf("devbox.test:8080: %v %v", ref, err)
+	} else {
+		up.Close()
+	}
+	fail = false
+	if up, ref, err := s.connect("other.test", 2375); ref != nil || err != nil {
+		t.Errorf("other.test:2375 once the interfaces are read: %v %v", ref, err)
+	} else {
+		up.Close()
+	}
+	if _, ref, _ := s.connect("devbox.test", 2375); ref == nil {
+		t.Error("devbox.test:2375 once the interfaces are read was reached")
+	}
+}
