@@ -205,9 +205,16 @@ var routingHeaders = []string{"X-Original-Url", "X-Rewrite-Url", "X-Original-Uri
 
 // routingHeader reports whether a request header named name is one of
 // routingHeaders, read as the most lenient server reads a name: in any
-// case, "_" for "-" (CGI, PHP and Rack: HTTP_X_ORIGINAL_URL).
+// case, any character but a letter or a digit for "-" (CGI, PHP and
+// Rack read "_" so: HTTP_X_ORIGINAL_URL; lighttpd's CGI and FastCGI
+// take every other one so, PHP "." too).
 func routingHeader(name string) bool {
-	name = strings.ReplaceAll(strings.TrimSpace(name), "_", "-")
+	name = strings.Map(func(r rune) rune {
+		if 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.TrimSpace(name))
 	for _, k := range routingHeaders {
 		if strings.EqualFold(name, k) {
 			return true

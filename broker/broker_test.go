@@ -524,7 +524,10 @@ func TestRepositories(t *testing.T) {
 	// own (nginx's auth_request, Traefik, Envoy); the host in RFC 7239's.
 	for _, k := range []string{"X-Original-URL", "X-Rewrite-URL", "X-Forwarded-Host",
 		"X_Original_URL", "x_rewrite_url", "X_Forwarded_Host", "X-Forwarded-Prefix", "X_Forwarded_Prefix",
-		"X-Original-URI", "X-Forwarded-URI", "X-Envoy-Original-Path", "Forwarded"} {
+		"X-Original-URI", "X-Forwarded-URI", "X-Envoy-Original-Path", "Forwarded",
+		// Any other character of a name for "-", as lighttpd's CGI and
+		// FastCGI read it, PHP "." too (found by an attacker).
+		"X.Original.URL", "X~Original~URL", "X-Original.URL", "X_Original.URI"} {
 		h := map[string]string{"Authorization": auth["Authorization"], k: "/me/drop.git/info/refs"}
 		if code, body := r.do("GET", "/me/app.git/info/refs", h, nil); code != 403 {
 			t.Errorf("%s: %d %q, want 403", k, code, body)

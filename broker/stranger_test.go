@@ -77,6 +77,8 @@ func TestStrangers(t *testing.T) {
 		{"query, bad escape in the name", "GET", "/api?x=%&private%5Ftoken%=glpat-STRANGER", bearer, "", 403},
 		{"query, '+'", "GET", "/api?private+token=glpat-STRANGER", bearer, "", 403},
 		{"header with '_'", "GET", "/api", with("Private_Token", "glpat-STRANGER"), "", 403},
+		{"header with '.'", "GET", "/api", with("Private.Token", "glpat-STRANGER"), "", 403},
+		{"header with '~'", "GET", "/api", with("X~Api~Key", "glpat-STRANGER"), "", 403},
 		{"header upper case with '_'", "GET", "/api", with("X_API_KEY", "STRANGER-key"), "", 403},
 		{"header job_token", "GET", "/api", with("job_token", "glcbt-STRANGER"), "", 403},
 		{"two Content-Type headers", "POST", "/api", nil, "private_token=glpat-STRANGER", 400},

@@ -90,11 +90,18 @@ func authValue(value string) bool {
 // AuthHeader reports whether an HTTP header named name carries a
 // credential: Authorization, or one of the API-key headers services
 // take instead (GitLab's Private-Token, X-Api-Key, Google's
-// X-Goog-Api-Key). Case, surrounding space and "_" for "-" do not
-// matter: servers behind CGI-style gateways (Rack, Puma, PHP) read
-// Private_Token as Private-Token.
+// X-Goog-Api-Key). Case, surrounding space and any other character
+// than a letter or a digit for "-" do not matter: servers behind
+// CGI-style gateways (Rack, Puma, PHP) read Private_Token as
+// Private-Token, lighttpd's CGI and FastCGI (and PHP) Private.Token too.
 func AuthHeader(name string) bool {
-	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-") {
+	name = strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(strings.TrimSpace(name)))
+	switch name {
 	case "authorization", "proxy-authorization", "private-token", "job-token", "deploy-token",
 		"x-api-key", "api-key", "x-auth-token", "x-goog-api-key":
 		return true
