@@ -204,17 +204,9 @@ var routingHeaders = []string{"X-Original-Url", "X-Rewrite-Url", "X-Original-Uri
 	"X-Forwarded-Host", "Forwarded", "X-Forwarded-Prefix", "X-Forwarded-Path"}
 
 // routingHeader reports whether a request header named name is one of
-// routingHeaders, read as the most lenient server reads a name: in any
-// case, any character but a letter or a digit for "-" (CGI, PHP and
-// Rack read "_" so: HTTP_X_ORIGINAL_URL; lighttpd's CGI and FastCGI
-// take every other one so, PHP "." too).
+// routingHeaders, its name read as [credvar.HeaderName] reads it.
 func routingHeader(name string) bool {
-	name = strings.Map(func(r rune) rune {
-		if 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9' {
-			return r
-		}
-		return '-'
-	}, strings.TrimSpace(name))
+	name = credvar.HeaderName(name)
 	for _, k := range routingHeaders {
 		if strings.EqualFold(name, k) {
 			return true

@@ -90,23 +90,28 @@ func authValue(value string) bool {
 // AuthHeader reports whether an HTTP header named name carries a
 // credential: Authorization, or one of the API-key headers services
 // take instead (GitLab's Private-Token, X-Api-Key, Google's
-// X-Goog-Api-Key). Case, surrounding space and any other character
-// than a letter or a digit for "-" do not matter: servers behind
-// CGI-style gateways (Rack, Puma, PHP) read Private_Token as
-// Private-Token, lighttpd's CGI and FastCGI (and PHP) Private.Token too.
+// X-Goog-Api-Key), its name read as [HeaderName] reads it.
 func AuthHeader(name string) bool {
-	name = strings.Map(func(r rune) rune {
-		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
-			return r
-		}
-		return '-'
-	}, strings.ToLower(strings.TrimSpace(name)))
-	switch name {
+	switch HeaderName(name) {
 	case "authorization", "proxy-authorization", "private-token", "job-token", "deploy-token",
 		"x-api-key", "api-key", "x-auth-token", "x-goog-api-key":
 		return true
 	}
 	return false
+}
+
+// HeaderName is a request header's name as the most lenient server
+// reads it: in lower case, without surrounding space, and with any
+// character but a letter or a digit read as "-". Servers behind
+// CGI-style gateways (Rack, Puma, PHP) read Private_Token as
+// Private-Token, lighttpd's CGI and FastCGI (and PHP) Private.Token too.
+func HeaderName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(strings.TrimSpace(name)))
 }
 
 // QueryCredential reports whether a URL query parameter named name
