@@ -171,9 +171,10 @@ func TestAttackConnections(t *testing.T) {
 	}
 }
 
-func mustCompile(t *testing.T, allow []string) *Rules {
+// mustCompile compiles allow and deny, failing the test on an error.
+func mustCompile(t *testing.T, allow []string, deny ...string) *Rules {
 	t.Helper()
-	r, err := Compile(allow, nil)
+	r, err := Compile(allow, deny)
 	if err != nil {
 		t.Fatal(err)
 	}

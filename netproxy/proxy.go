@@ -33,11 +33,9 @@ type Server struct {
 	// a credential the sandbox holds by placeholder, and refuses a
 	// placeholder on its way anywhere else (package broker).
 	Broker Interceptor
-	// Own returns the addresses of this machine's interfaces (tests
-	// give their own); nil means the system's, read at most once a
-	// second.
-	Own func() []netip.Addr
 
+	// This machine's addresses ([Server.own]), read at most once a
+	// second.
 	ownMu   sync.Mutex
 	ownAt   time.Time
 	ownList []netip.Addr
@@ -211,13 +209,10 @@ func (s *Server) ownAsLoopback(a netip.Addr) (netip.Addr, bool) {
 	return netip.IPv6Loopback(), true
 }
 
-// own returns this machine's addresses: Own's, or its interfaces', read
-// again when a second old; ok is false when they cannot be read (they
-// are read again at the next call).
+// own returns this machine's addresses, its interfaces', read again
+// when a second old; ok is false when they cannot be read (they are
+// read again at the next call).
 func (s *Server) own() (_ []netip.Addr, ok bool) {
-	if s.Own != nil {
-		return s.Own(), true
-	}
 	s.ownMu.Lock()
 	defer s.ownMu.Unlock()
 	if time.Since(s.ownAt) < time.Second {

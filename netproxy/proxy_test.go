@@ -377,9 +377,17 @@ func TestForward(t *testing.T) {
 // closed (found by an attacker).
 func TestOwnAddresses(t *testing.T) {
 	own := []netip.Addr{netip.MustParseAddr("10.9.9.9"), netip.MustParseAddr("fd00::9")}
+	defer func(f func() ([]net.Addr, error)) { interfaceAddrs = f }(interfaceAddrs)
+	interfaceAddrs = func() ([]net.Addr, error) {
+		var out []net.Addr
+		for _, a := range own {
+			out = append(out, &net.IPNet{IP: a.AsSlice()})
+		}
+		return out, nil
+	}
 	var dialled []netip.AddrPort
 	s := &Server{
-		Rules: mustCompile2(t, []string{"devbox.test", "other.test", "127.0.0.0/8", "[::1]"}, []string{"127.0.0.0/8:2375", "[::1]:2375"}),
+		Rules: mustCompile(t, []string{"devbox.test", "other.test", "127.0.0.0/8", "[::1]"}, "127.0.0.0/8:2375", "[::1]:2375"),
 		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			switch host {
 			case "devbox.test":
@@ -395,7 +403,6 @@ func TestOwnAddresses(t *testing.T) {
 			b.Close()
 			return a, nil
 		},
-		Own: func() []netip.Addr { return own },
 	}
 	for _, c := range []struct {
 		host string
@@ -414,7 +421,7 @@ func TestOwnAddresses(t *testing.T) {
 			t.Errorf("%s:%d: refusal %v, error %v; want allowed %v", c.host, c.port, ref, err, c.ok)
 		}
 	}
-	s.Rules = mustCompile2(t, []string{"devbox6.test", "[::1]"}, []string{"[::1]:9222"})
+	s.Rules = mustCompile(t, []string{"devbox6.test", "[::1]"}, "[::1]:9222")
 	if _, ref, _ := s.connect("devbox6.test", 9222); ref == nil {
 		t.Error("devbox6.test:9222, an IPv6 address of this machine at a port its loopback closes, was reached")
 	}
@@ -423,15 +430,6 @@ func TestOwnAddresses(t *testing.T) {
 			t.Errorf("dialled %v", ap)
 		}
 	}
-}
-
-func mustCompile2(t *testing.T, allow, deny []string) *Rules {
-	t.Helper()
-	r, err := Compile(allow, deny)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // TestOwnAddressesUnreadable: when the machine's interfaces cannot be
@@ -450,7 +448,7 @@ func TestOwnAddressesUnreadable(t *testing.T) {
 		return []net.Addr{&net.IPNet{IP: net.ParseIP("192.0.2.77"), Mask: net.CIDRMask(24, 32)}}, nil
 	}
 	s := &Server{
-		Rules: mustCompile2(t, []string{"devbox.test", "other.test", "127.0.0.0/8", "[::1]"}, []string{"127.0.0.0/8:2375", "[::1]:2375"}),
+		Rules: mustCompile(t, []string{"devbox.test", "other.test", "127.0.0.0/8", "[::1]"}, "127.0.0.0/8:2375", "[::1]:2375"),
 		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			if host == "devbox.test" {
 				return []netip.Addr{netip.MustParseAddr("192.0.2.77")}, nil
