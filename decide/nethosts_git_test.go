@@ -33,7 +33,7 @@ func TestGitRemotes(t *testing.T) {
 [branch "main"]
 	url = https://branch.example/x
 `), 0o644)
-	got, _, _ := gitRemotes(ws, "", remoteURLs(ws, "", hostGitFor(t)))
+	got, _, _ := gitRemotesOf(ws, "", remoteURLs(ws, "", hostGitFor(t)))
 	if want := []string{"github.com/me/app.git", "git.example:8443/me/app.git", "github.com/up/app.git"}; !slices.Equal(got, want) {
 		t.Errorf("gitRemotes: %v, want %v", got, want)
 	}
@@ -48,7 +48,7 @@ func TestGitRemotesContinuation(t *testing.T) {
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/me/app.git\n[user]\n\tname = a\\\n[remote \"origin\"]\n\turl = https://evil.example/x.git\n[user]\n\temail = b\\\\\n[remote \"two\"]\n\turl = https://two.example/x.git\n"), 0o644)
-	got, _, _ := gitRemotes(ws, "", remoteURLs(ws, "", hostGitFor(t)))
+	got, _, _ := gitRemotesOf(ws, "", remoteURLs(ws, "", hostGitFor(t)))
 	if want := []string{"github.com/me/app.git", "two.example/x.git"}; !slices.Equal(got, want) {
 		t.Errorf("gitRemotes: %v, want %v", got, want)
 	}
@@ -70,7 +70,7 @@ func hostGitFor(t *testing.T) func() (string, error) {
 // personRemotes is gitRemotes as the shim reads it for ws.
 func personRemotes(t *testing.T, ws, state string) []string {
 	t.Helper()
-	own, _, _ := gitRemotes(ws, state, remoteURLs(ws, state, hostGitFor(t)))
+	own, _, _ := gitRemotesOf(ws, state, remoteURLs(ws, state, hostGitFor(t)))
 	return own
 }
 

@@ -113,25 +113,25 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 		run(ws, "-C", "theirs", "remote", "set-url", "origin", "https://github.com/evil/sub.git")
 	})
 	git := hostGitFor(t)
-	own, others, why := gitRemotes(filepath.Join(ws, "o"), state, remoteURLs(filepath.Join(ws, "o"), state, git))
+	own, others, why := gitRemotesOf(filepath.Join(ws, "o"), state, remoteURLs(filepath.Join(ws, "o"), state, git))
 	if len(own) != 0 || !slices.Equal(others, []string{"github.com/evil/drop.git"}) || !strings.Contains(why, "made by a sandboxed command") {
 		t.Errorf("the command's repository: own %q, others %q (%s)", own, others, why)
 	}
 	theirs := filepath.Join(ws, "theirs")
-	own, others, _ = gitRemotes(theirs, state, remoteURLs(theirs, state, git))
+	own, others, _ = gitRemotesOf(theirs, state, remoteURLs(theirs, state, git))
 	if len(own) != 0 || !slices.Equal(others, []string{"github.com/evil/sub.git"}) {
 		t.Errorf("a submodule the command added: own %q, others %q", own, others)
 	}
 	mine := filepath.Join(ws, "mine")
-	own, others, _ = gitRemotes(mine, state, remoteURLs(mine, state, git))
+	own, others, _ = gitRemotesOf(mine, state, remoteURLs(mine, state, git))
 	if !slices.Equal(own, []string{"github.com/me/lib.git"}) || !slices.Equal(others, []string{"corp.example/private.git"}) {
 		t.Errorf("the person's nested repository: own %q, others %q", own, others)
 	}
 	sub := filepath.Join(ws, "sub")
-	if own, _, _ := gitRemotes(sub, state, remoteURLs(sub, state, git)); !slices.Equal(own, []string{"github.com/me/sub.git"}) {
+	if own, _, _ := gitRemotesOf(sub, state, remoteURLs(sub, state, git)); !slices.Equal(own, []string{"github.com/me/sub.git"}) {
 		t.Errorf("the person's submodule: own %q", own)
 	}
-	if own, _, _ := gitRemotes(ws, state, remoteURLs(ws, state, git)); !slices.Equal(own, []string{"github.com/me/app.git"}) {
+	if own, _, _ := gitRemotesOf(ws, state, remoteURLs(ws, state, git)); !slices.Equal(own, []string{"github.com/me/app.git"}) {
 		t.Errorf("the workspace: own %q", own)
 	}
 	// A later command renames the command's repository (mv o o2: the
@@ -144,7 +144,7 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if own, _, why := gitRemotes(o2, state, remoteURLs(o2, state, git)); len(own) != 0 || !strings.Contains(why, "made by a sandboxed command") {
+	if own, _, why := gitRemotesOf(o2, state, remoteURLs(o2, state, git)); len(own) != 0 || !strings.Contains(why, "made by a sandboxed command") {
 		t.Errorf("the command's repository, renamed: own %q (%s)", own, why)
 	}
 	if err := os.Rename(o2, filepath.Join(ws, "o")); err != nil {
@@ -157,7 +157,7 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 	commandWrites(t, state, ws, func() {})
 	run(ws, "init", "-q", "o")
 	run(ws, "-C", "o", "remote", "add", "origin", "https://github.com/me/o.git")
-	if own, _, _ := gitRemotes(o, state, remoteURLs(o, state, git)); !slices.Equal(own, []string{"github.com/me/o.git"}) {
+	if own, _, _ := gitRemotesOf(o, state, remoteURLs(o, state, git)); !slices.Equal(own, []string{"github.com/me/o.git"}) {
 		t.Errorf("the person's repository where the command's was: own %q", own)
 	}
 }
@@ -214,11 +214,11 @@ func TestNetAllowAgentRemotes(t *testing.T) {
 		run(ws, "-C", "o", "remote", "add", "origin", "https://made.example/drop.git")
 	})
 	git := hostGitFor(t)
-	if got := netAllow(ws, state, remoteURLs(ws, state, git)); !slices.Equal(got, []string{"github.com:443"}) {
+	if got := netAllowOf(ws, state, remoteURLs(ws, state, git)); !slices.Equal(got, []string{"github.com:443"}) {
 		t.Errorf("the workspace with a command's remote: netAllow %q, want [github.com:443]", got)
 	}
 	o := filepath.Join(ws, "o")
-	if got := netAllow(o, state, remoteURLs(o, state, git)); len(got) != 0 {
+	if got := netAllowOf(o, state, remoteURLs(o, state, git)); len(got) != 0 {
 		t.Errorf("a repository a command made: netAllow %q, want none", got)
 	}
 }

@@ -35,14 +35,14 @@ func TestNetAllow(t *testing.T) {
 	if err := approval.New(state).ApproveHost(ws, "docs.example.com"); err != nil {
 		t.Fatal(err)
 	}
-	got := netAllow(ws, state, remoteURLs(ws, state, hostGitFor(t)))
+	got := netAllowOf(ws, state, remoteURLs(ws, state, hostGitFor(t)))
 	// Each remote's host at the port its URL uses; an approved host at
 	// any port.
 	want := []string{"github.com:22", "git.example.org:8443", "push.example.net:22", "docs.example.com"}
 	if !slices.Equal(got, want) {
 		t.Errorf("netAllow = %q, want %q", got, want)
 	}
-	if got := netAllow("", state, nil); got != nil {
+	if got := netAllowOf("", state, nil); got != nil {
 		t.Errorf("no workspace: %q", got)
 	}
 }
@@ -86,4 +86,18 @@ func TestRemotePort(t *testing.T) {
 	if allowed, _ := rules.CheckName("github.com", 22); allowed {
 		t.Error("an HTTPS remote's host is open at its SSH port")
 	}
+}
+
+// netAllowOf is [netAllow] with the remotes that are not the person's
+// read from the guard's ledgers in stateDir, as [Context.Spec] reads them.
+func netAllowOf(ws, stateDir string, urls []gitkey.Entry) []string {
+	agent, _ := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
+	return netAllow(ws, stateDir, urls, agent)
+}
+
+// gitRemotesOf is [gitRemotes] for the repository at ws, as
+// [Context.Spec] asks it.
+func gitRemotesOf(ws, stateDir string, urls []gitkey.Entry) (own, others []string, why string) {
+	agent, why := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
+	return gitRemotes(urls, agent, why)
 }

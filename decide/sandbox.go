@@ -258,17 +258,11 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	getenv := ctx.Getenv
 	ws, state := ctx.Workspace.Dir, StateDir(getenv)
 	urls := remoteURLs(ws, state, ctx.hostGit)
-	var agent []string
-	var why string
-	if ws != "" {
-		agent, why = agentRemotes(state, ws, func() []string { return remoteNames(urls) })
-	}
+	agent, why := agentRemotes(state, ws, func() []string { return remoteNames(urls) })
 	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
-		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllowFor(ws, state, urls, agent)...)
+		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ws, state, urls, agent)...)
 	}
-	if ws != "" {
-		spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotesFor(urls, agent, why)
-	}
+	spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotes(urls, agent, why)
 	return spec, nil
 }
 
