@@ -23,6 +23,7 @@ func TestBuiltinDestinations(t *testing.T) {
 		ok         bool
 	}{
 		{"127.0.0.1", "127.0.0.1", 3000, true},
+		{"localhost", "127.0.0.1", 80, true}, // (a host server below 1024: through the proxy, docs/network.md)
 		{"localhost", "::1", 8080, true},
 		{"registry.npmjs.org", "104.16.0.1", 443, true},
 		{"127.0.0.53", "127.0.0.53", 53, false},
