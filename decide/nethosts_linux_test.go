@@ -68,6 +68,20 @@ func TestGitRemotesDifferentials(t *testing.T) {
 	}
 }
 
+// gitIn returns a function that runs git in a directory with home as
+// its HOME and no system configuration, failing the test when it fails.
+func gitIn(t *testing.T, home string) func(dir string, args ...string) {
+	return func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v %s", args, err, out)
+		}
+	}
+}
+
 // TestGitRemotesMadeByACommand: a repository a command makes in the
 // workspace (git init o, remotes of its choosing) is a workspace of its
 // own once the agent's shell is in it, but its remotes are the
@@ -78,15 +92,7 @@ func TestGitRemotesDifferentials(t *testing.T) {
 func TestGitRemotesMadeByACommand(t *testing.T) {
 	root, state := t.TempDir(), t.TempDir()
 	ws := filepath.Join(root, "ws")
-	run := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = []string{"HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin"}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %q: %v %s", args, err, out)
-		}
-	}
+	run := gitIn(t, root)
 	os.MkdirAll(ws, 0o755)
 	run(ws, "init", "-q")
 	run(ws, "remote", "add", "origin", "https://github.com/me/app.git")
@@ -192,15 +198,7 @@ func TestGitRemotesFirstRemote(t *testing.T) {
 // the proxy answered 502, allowed, where it refused with 403 before).
 func TestNetAllowAgentRemotes(t *testing.T) {
 	ws, state := t.TempDir(), t.TempDir()
-	run := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = []string{"HOME=" + ws, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin"}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %q: %v %s", args, err, out)
-		}
-	}
+	run := gitIn(t, ws)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
