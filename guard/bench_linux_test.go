@@ -289,13 +289,16 @@ func BenchmarkCheckBelowRepos(b *testing.B) {
 
 // BenchmarkHoldRelease is the guard's part of a session's later command
 // in its manager: the ticket taken as the command starts ([HoldWatched],
-// with the session's watch, which saw no repository appear) and dropped
-// as it ends ([Release]), in the repository of [BenchmarkReconcile].
+// with the session's watch) and given back as it ends
+// ([ReleaseIdleSaveLater] with the watch), in the repository of
+// [BenchmarkReconcile], nothing changed in between: the trusted state is
+// not taken again, nor the workspace reconciled ([Changes.Still]).
 func BenchmarkHoldRelease(b *testing.B) { benchHoldRelease(b, true) }
 
-// BenchmarkHoldReleaseLook is [BenchmarkHoldRelease] with the look for
-// repositories that appeared since the last ticket ([adoptAppeared]):
-// a command's guard, or a new session's first command.
+// BenchmarkHoldReleaseLook is [BenchmarkHoldRelease] without the watch:
+// the trusted state taken, the look for repositories that appeared
+// since the last ticket ([adoptAppeared]) and the reconcile, as a
+// command's own guard does.
 func BenchmarkHoldReleaseLook(b *testing.B) { benchHoldRelease(b, false) }
 
 func benchHoldRelease(b *testing.B, watched bool) {
@@ -311,8 +314,12 @@ func benchHoldRelease(b *testing.B, watched bool) {
 		if lines, err := HoldWatched(state, p, c); err != nil || len(lines) > 0 {
 			b.Fatalf("hold: %v %v", lines, err)
 		}
-		if lines, err := Release(state, ws); err != nil || len(lines) > 0 {
+		lines, _, save, err := ReleaseIdleSaveLater(state, ws, c)
+		if err != nil || len(lines) > 0 {
 			b.Fatalf("release: %v %v", lines, err)
+		}
+		if err := save(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -67,7 +67,14 @@ type Changes struct {
 	// queue overflowed.
 	paths     map[string]bool
 	pathsLost bool
-	stop      func()
+	// marked: [Changes.Mark] was called with the first walk done, and
+	// stirred, since then, something in the workspace changed; made are
+	// the files made since by a name nothing else happened to before
+	// (see [Changes.Still]).
+	marked  atomic.Bool
+	stirred bool
+	made    map[freshName]bool
+	stop    func()
 }
 
 // roundEvents are every event that tells a change of a directory's
@@ -172,6 +179,7 @@ func (c *Changes) read() {
 // ([Changes.transient]); and a directory made or moved where only the
 // round's watch looks is watched too.
 func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
+	c.stir(wd, mask, name)
 	if mask&unix.IN_Q_OVERFLOW != 0 {
 		c.touched = true
 		c.pathsLost = true // (the walk's event handling makes the watch partial)
@@ -230,6 +238,35 @@ func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
 			unix.Close(fd)
 		}
 	}
+}
+
+// stir notes one event for [Changes.Still]: every event is a change but
+// one on a file made since the mark by a name nothing else happened to
+// before (written, changed, or removed again: git's index.lock). A
+// directory made counts at once.
+func (c *Changes) stir(wd int32, mask uint32, name string) {
+	if c.stirred {
+		return
+	}
+	f := freshName{wd, name}
+	switch {
+	case name == "" || mask&(unix.IN_ISDIR|unix.IN_Q_OVERFLOW|unix.IN_IGNORED) != 0:
+	case c.made[f]:
+		switch {
+		case mask&(unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_ATTRIB) == mask:
+			return
+		case mask == unix.IN_DELETE:
+			delete(c.made, f)
+			return
+		}
+	case mask == unix.IN_CREATE && len(c.made) < maxTransient:
+		if c.made == nil {
+			c.made = map[freshName]bool{}
+		}
+		c.made[f] = true
+		return
+	}
+	c.stirred = true
 }
 
 // A freshName is a name in the directory a watch is of: a directory
@@ -468,6 +505,47 @@ func (c *Changes) Paths() (paths []string, ok bool) {
 		paths = append(paths, p)
 	}
 	return paths, true
+}
+
+// Mark starts a period for [Changes.Still]: called as a guard ticket is
+// taken, before the guarded places are read. Before the watch's first
+// walk is done it waits for nothing: the period then never is still.
+func (c *Changes) Mark() {
+	if c == nil {
+		return
+	}
+	if !c.ready.Load() {
+		c.marked.Store(false)
+		return
+	}
+	c.ev.Lock()
+	defer c.ev.Unlock()
+	c.read()
+	c.stirred, c.made = false, nil
+	c.marked.Store(true)
+}
+
+// Still reports whether nothing in the workspace changed since the last
+// [Changes.Mark], the events queued until now read first: no entry made
+// (but a file made and removed again by a name nothing else happened to
+// before), written, removed, renamed, or changed in mode or times, and
+// no directory made. False for a nil c, without a mark, once the watch
+// stopped, and where it does not see everything (directories past its
+// bounds or the kernel's limit, a .git it could not watch, events
+// lost). What inotify does not see (a write through a hard link whose
+// other name is elsewhere, or through a shared mapping of a process
+// still running) is its caller's to rule out ([stillTrusted]).
+func (c *Changes) Still() bool {
+	if c == nil || !c.marked.Load() {
+		return false
+	}
+	c.ev.Lock()
+	defer c.ev.Unlock()
+	if c.w.stopped.Load() {
+		return false
+	}
+	c.read()
+	return !c.stirred && len(c.made) == 0 && !c.w.partial && !c.extraPartial && !c.gitPartial
 }
 
 // Stop ends the watch.

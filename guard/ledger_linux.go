@@ -22,6 +22,7 @@ import (
 
 	"github.com/cordonsh/cordon/filelock"
 	"github.com/cordonsh/cordon/internal/atomicfile"
+	"github.com/cordonsh/cordon/internal/filestamp"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -94,6 +95,9 @@ type ledger struct {
 	// while their git directory is the one found.
 	Own       []ownRepo `json:"own,omitempty"`
 	OwnWalked bool      `json:"own_walked,omitempty"`
+	// GuardedSum is [guarded.sum] of the places the trusted state was
+	// taken for.
+	GuardedSum string `json:"guarded_sum,omitempty"`
 }
 
 // An ownRepo is one of the person's repositories below the root: its
@@ -219,6 +223,13 @@ type guarded struct {
 	writable []string
 	// reach are the places outside the workspace commands can write.
 	reach []string
+}
+
+// sum is a digest of g: two tickets with the same sum guard the same
+// places the same way.
+func (g guarded) sum() string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%q", []any{g.patterns, g.configs, g.safe, g.git, g.rootPatterns, g.rootConfigs, g.skip, g.own, g.home, g.writable, g.reach}))
+	return hex.EncodeToString(h[:])
 }
 
 // A ticket names a guard process running a command in the workspace.
@@ -402,6 +413,7 @@ func (b *book) closeHeld() {
 // reconcile puts the trusted state back, and keeps the changes to git's
 // configuration files that leave the keys running programs as they were.
 func (b *book) reconcile() []string {
+	reconciles.Add(1)
 	lines := b.newRoots()
 	q := newQuarantine(b.stateDir)
 	if b.l.Trusted != nil {
@@ -419,6 +431,51 @@ func (b *book) reconcile() []string {
 	return lines
 }
 
+// reconciles and snapshots count the walks of [book.reconcile] and of
+// a trusted state taken ([beginWatching]): the tests of what a session's
+// tickets leave out read them.
+var reconciles, snapshots atomic.Int64
+
+// stillTrusted reports whether what the reconcile looks at lies in the
+// workspace, where a session's watch sees every change made by a name
+// there, and every file the ledger trusts is still the file recorded:
+// the same stamp (identity, size, times), permissions and owner, and no
+// other name. That rules out what the watch cannot see: a write through
+// a hard link whose other name is outside the workspace (no command
+// makes one: a link across mounts fails), and one through a shared
+// mapping, which moves the file's times on without an event. A file
+// trusted without a stamp (changed shortly before it was recorded) is
+// never still.
+func (b *book) stillTrusted() bool {
+	ws := b.l.Workspace
+	if ws == "" {
+		return false
+	}
+	for _, list := range [][]string{b.l.Patterns, b.l.Configs, b.l.Included, b.l.Roots, b.l.Adopted, b.l.AdoptedBare} {
+		for _, p := range list {
+			if !platform.Within(p, ws) {
+				return false
+			}
+		}
+	}
+	for _, s := range []state{b.l.Trusted, b.l.TrustedConfigs, b.l.TrustedSteps} {
+		for path, e := range s {
+			if !platform.Within(path, ws) {
+				return false
+			}
+			if e.Kind != 'f' {
+				continue
+			}
+			var st unix.Stat_t
+			if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 ||
+				st.Mode&0o7777 != e.Mode || int(st.Uid) != e.UID || int(st.Gid) != e.GID || !filestamp.Matches(&st, e.Stamp) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // begin records that this process runs a command in ws guarded by
 // g: a dead guard's leftovers are reconciled first; when no other
 // command runs there, the disk as it is now (a person's own edits
@@ -433,7 +490,7 @@ func (b *book) reconcile() []string {
 // made while the first session's command ran, and its own end, which
 // its watch told nothing changed, did not look).
 func begin(stateDir, ws string, g guarded) (lines []string, prev time.Time, err error) {
-	lines, _, prev, err = beginWatching(stateDir, ws, g, nil)
+	lines, _, prev, err = beginWatching(stateDir, ws, g, nil, nil)
 	return lines, prev, err
 }
 
@@ -441,7 +498,15 @@ func begin(stateDir, ws string, g guarded) (lines []string, prev time.Time, err 
 // configuration files of the policy) are given, the files
 // [watchConfigs] watches for them, as [watched] would read them from
 // the ledger just saved: taken from it, not read and decoded again.
-func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, watch []string, prev time.Time, err error) {
+//
+// With c, a session's watch of ws, the trusted state is not taken again
+// when the disk is known to hold it still: the guarded places are the
+// ones it was taken for ([guarded.sum]), c saw nothing change in ws
+// since the last end made the disk the trusted state ([Changes.Still];
+// a person's edit between commands is a change), and every file it
+// trusts is the file recorded ([book.stillTrusted]). Otherwise c's mark
+// is taken again before the disk is read.
+func beginWatching(stateDir, ws string, g guarded, configs []string, c *Changes) (lines, watch []string, prev time.Time, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
 		return nil, nil, time.Time{}, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
@@ -451,7 +516,16 @@ func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, wat
 	if b.l.OwnWalked {
 		prev = b.l.TrustedAt
 	}
-	if len(b.l.Active) == 0 {
+	sum := g.sum()
+	switch {
+	case len(b.l.Active) > 0:
+	case b.l.GuardedSum == sum && b.l.OwnWalked && c.Still() && b.stillTrusted():
+		b.l.TrustedAt = time.Now()
+		noteHeld(stateDir, ws, b.l.Reach, b.l.TrustedAt, time.Time{})
+	default:
+		snapshots.Add(1)
+		c.Mark()
+		b.l.GuardedSum = sum
 		// Each once: rules name some places twice (.git/hooks read-only
 		// and guarded), and each is walked at every reconcile.
 		b.l.Patterns = nil
@@ -509,7 +583,7 @@ func beginWatching(stateDir, ws string, g guarded, configs []string) (lines, wat
 // idle says that the ledger, saved, holds no ticket (no command of any
 // guard or session runs in ws).
 func end(stateDir, ws string) (lines []string, idle bool, err error) {
-	lines, idle, save, err := ending(stateDir, ws)
+	lines, idle, save, err := ending(stateDir, ws, nil)
 	if err != nil {
 		return lines, false, err
 	}
@@ -527,16 +601,26 @@ func end(stateDir, ws string) (lines []string, idle bool, err error) {
 // is saved before it returns, when the end changed it: a command that
 // starts once this one's end is answered may read it so (a remote the
 // command added, read as the person's, would get the person's
-// credential).
-func ending(stateDir, ws string) (lines []string, idle bool, save func() error, err error) {
+// credential). With c, the reconcile is left out when nothing it would
+// look at can have changed ([ReleaseIdleSaveLater]).
+func ending(stateDir, ws string, c *Changes) (lines []string, idle bool, save func() error, err error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
 		return nil, false, nil, err
 	}
 	before := b.l.unlocked()
 	me := self()
+	// (Alone: another ticket's command, or a dead one's leftovers, are
+	// the reconcile's to put back whatever the watch saw.)
+	alone := len(b.l.Active) == 1 && b.l.Active[0] == me
 	b.l.Active = slices.DeleteFunc(b.l.Active, func(t ticket) bool { return t == me || !t.alive() })
-	lines = b.reconcile()
+	if !alone || !c.Still() || !b.stillTrusted() {
+		// The disk holds the trusted state once the reconcile is done:
+		// what changes from here on (what it puts back too) is the next
+		// ticket's to see ([beginWatching]).
+		c.Mark()
+		lines = b.reconcile()
+	}
 	b.closeHeld()
 	if !bytes.Equal(before, b.l.unlocked()) {
 		defer b.close()

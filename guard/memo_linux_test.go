@@ -376,7 +376,7 @@ func TestHoldWatchesAsLedger(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(ws, "extra.cfg"), []byte("[user]\n\tname = x\n"), 0o644)
 	p.Writable = []string{ws}
-	_, watch, _, err := beginWatching(state, ws, guardedBy(p), p.GitConfig)
+	_, watch, _, err := beginWatching(state, ws, guardedBy(p), p.GitConfig, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

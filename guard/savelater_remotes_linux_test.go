@@ -25,7 +25,7 @@ func TestReleaseSaveLaterRemotes(t *testing.T) {
 	if out, err := exec.Command("git", "-C", ws, "remote", "add", "x", "https://example.com/theirs.git").CombinedOutput(); err != nil {
 		t.Fatalf("git remote add: %v\n%s", err, out)
 	}
-	_, idle, save, err := ReleaseIdleSaveLater(state, ws)
+	_, idle, save, err := ReleaseIdleSaveLater(state, ws, nil)
 	if err != nil || !idle {
 		t.Fatalf("release: idle %v, %v", idle, err)
 	}

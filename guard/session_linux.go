@@ -42,7 +42,7 @@ func Hold(stateDir string, p *platform.Policy) ([]string, error) {
 // session's first ticket: what appeared before it started is not its).
 func HoldWatched(stateDir string, p *platform.Policy, c *Changes) ([]string, error) {
 	ws := p.Workspace
-	lines, watch, prev, err := beginWatching(stateDir, ws, guardedBy(p), p.GitConfig)
+	lines, watch, prev, err := beginWatching(stateDir, ws, guardedBy(p), p.GitConfig, c)
 	if err != nil {
 		return lines, err
 	}
@@ -80,7 +80,7 @@ func Release(stateDir, ws string) ([]string, error) {
 // and what was kept to say is in lines. Then a [Reconcile] would find
 // nothing to put back and only take the lines kept since.
 func ReleaseIdle(stateDir, ws string) (lines []string, idle bool, err error) {
-	lines, idle, save, err := ReleaseIdleSaveLater(stateDir, ws)
+	lines, idle, save, err := ReleaseIdleSaveLater(stateDir, ws, nil)
 	if err == nil {
 		if err = save(); err != nil {
 			idle = false
@@ -95,14 +95,20 @@ func ReleaseIdle(stateDir, ws string) (lines []string, idle bool, err error) {
 // and everything the release put back is back. A session's manager
 // answers its command's shim in between: the save is off the command's
 // path. idle assumes the save succeeds.
-func ReleaseIdleSaveLater(stateDir, ws string) (lines []string, idle bool, save func() error, err error) {
+//
+// With c, the session's watch of ws marked as the ticket was taken
+// ([Changes.Mark]), the reconcile's walks are left out when nothing
+// could have changed what they would find: c saw nothing change in ws
+// since ([Changes.Still]) and every file the ledger trusts is as it was
+// recorded, by its only name ([book.stillTrusted]). A nil c reconciles.
+func ReleaseIdleSaveLater(stateDir, ws string, c *Changes) (lines []string, idle bool, save func() error, err error) {
 	watching.Lock()
 	if stop := watching.stop[ws]; stop != nil {
 		stop()
 		delete(watching.stop, ws)
 	}
 	watching.Unlock()
-	put, idle, save, err := ending(stateDir, ws)
+	put, idle, save, err := ending(stateDir, ws, c)
 	if err != nil {
 		return append(takeLines(stateDir, ws), put...), false, nil, err
 	}

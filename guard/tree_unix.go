@@ -353,8 +353,8 @@ func (w *walker) record(dirfd int, name, path string, st *unix.Stat_t) {
 		e.Kind = 'f'
 		// Trusted before with the same stamp: the same content, not
 		// read again.
-		if h := w.hint[path]; h != nil && h.Kind == 'f' && h.Stamp != "" && h.Mode == e.Mode && h.UID == e.UID && h.GID == e.GID &&
-			h.Stamp == fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano()) &&
+		if h := w.hint[path]; h != nil && h.Kind == 'f' && h.Mode == e.Mode && h.UID == e.UID && h.GID == e.GID &&
+			filestamp.Matches(st, h.Stamp) &&
 			(h.Data != nil || h.Size == 0) && int64(len(h.Data)) <= w.budget {
 			e.Data, e.Sum, e.Size, e.Stamp = h.Data, h.Sum, h.Size, h.Stamp
 			w.budget -= int64(len(h.Data))
@@ -473,7 +473,7 @@ func same(dirfd int, name string, st *unix.Stat_t, te *entry) bool {
 		if te.Kind != 'f' || st.Mode&0o7777 != te.Mode || st.Nlink > 1 || st.Size != te.Size {
 			return false
 		}
-		if te.Stamp != "" && te.Stamp == fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano()) {
+		if filestamp.Matches(st, te.Stamp) {
 			return true
 		}
 		_, sum, err := readFile(dirfd, name, 0)

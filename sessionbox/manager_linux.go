@@ -310,7 +310,9 @@ func (m *manager) hold() error {
 	}
 	// (With the session's watch, once it runs: the look for the
 	// repositories that appeared since the last trusted state only when
-	// it saw one appear.)
+	// it saw one appear; and what it saw change since the last end
+	// decides whether the trusted state is taken again, what it sees
+	// change from then whether the end must reconcile.)
 	lines, err := guard.HoldWatched(m.s.StateDir, m.s.Policy.GuardedNow(), m.changes)
 	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	if err != nil {
@@ -369,7 +371,7 @@ func (m *manager) releaseSaveLater() (quiet bool, save func()) {
 	m.stopBetween()
 	m.since = time.Time{}
 	ws := m.s.Policy.Workspace
-	lines, idle, saveLedger, err := guard.ReleaseIdleSaveLater(m.s.StateDir, ws)
+	lines, idle, saveLedger, err := guard.ReleaseIdleSaveLater(m.s.StateDir, ws, m.changes)
 	guard.KeepLines(m.s.StateDir, ws, lines)
 	m.held = false
 	if err != nil {

@@ -16,6 +16,16 @@ func Of(st *unix.Stat_t, now time.Time) string {
 	if fresh(time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix()), now) {
 		return ""
 	}
+	return format(st)
+}
+
+// Matches reports whether the file whose status is st is the one stamp
+// (from [Of]) was taken of, unchanged since; "" matches no file.
+func Matches(st *unix.Stat_t, stamp string) bool {
+	return stamp != "" && stamp == format(st)
+}
+
+func format(st *unix.Stat_t) string {
 	return fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano())
 }
 
