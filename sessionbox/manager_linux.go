@@ -64,7 +64,9 @@ type manager struct {
 	// early is what the first command's round start keeps, found while
 	// the sandbox started ([manager.walkEarly]), or nil.
 	early *earlyWalk
-	base  int // the processes below this one with no command running (bwrap, the keeper)
+	// base are the processes below this one with no command running
+	// (bwrap, the keeper, the network's forwarder), by pid and start.
+	base map[int]string
 	// root is bwrap's process, below which every process of its
 	// sandbox is (its pid namespace's first is bwrap's child, and the
 	// namespace ends with it: --die-with-parent); 0 for Landlock's,
@@ -277,7 +279,10 @@ func (m *manager) keeperStarted() error {
 		return m.startErr
 	}
 	if !m.counted {
-		m.base = len(m.inSandbox())
+		m.base = map[int]string{}
+		for _, pid := range m.inSandbox() {
+			m.base[pid] = platform.ProcessStart(pid)
+		}
 		m.counted = true
 	}
 	return nil
@@ -299,6 +304,20 @@ func (m *manager) inSandbox() []int {
 		filters, err := seccompFilters(pid)
 		return err == nil && filters <= m.filters
 	})
+}
+
+// leftRunning reports whether a process of the sandbox runs that was
+// not there at rest: something a command left. By the processes
+// themselves, not their count: a command that ended one of the
+// sandbox's own (the forwarder) and left one of its own running in its
+// place is still found.
+func (m *manager) leftRunning() bool {
+	for _, pid := range m.inSandbox() {
+		if start, ok := m.base[pid]; !ok || start == "" || platform.ProcessStart(pid) != start {
+			return true
+		}
+	}
+	return false
 }
 
 // hold takes a ticket in the workspace's guard ledger before a command
@@ -349,10 +368,10 @@ func (m *manager) releaseSaveLater() (quiet bool, save func()) {
 	// A process of the command may still be on its way out (git's
 	// detached auto-maintenance, a pipeline's last member): a moment for
 	// it before it counts as left running.
-	left := len(m.inSandbox()) > m.base
+	left := m.leftRunning()
 	for i := 0; i < 10 && left; i++ {
 		time.Sleep(5 * time.Millisecond)
-		left = len(m.inSandbox()) > m.base
+		left = m.leftRunning()
 	}
 	if left {
 		// Something a command left runs on: what the commands did is put
@@ -364,7 +383,7 @@ func (m *manager) releaseSaveLater() (quiet bool, save func()) {
 			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy, m.since)
 			m.since = time.Time{}
 		}
-		os.WriteFile(m.s.Socket+busySuffix, []byte(strconv.Itoa(m.base)), 0o600)
+		os.WriteFile(m.s.Socket+busySuffix, []byte(strconv.Itoa(len(m.base))), 0o600)
 		return false, save
 	}
 	os.Remove(m.s.Socket + busySuffix)
@@ -709,7 +728,7 @@ func (m *manager) serve() {
 			if running > 0 || !m.held {
 				break
 			}
-			if len(m.inSandbox()) <= m.base {
+			if !m.leftRunning() {
 				m.release()
 				break
 			}

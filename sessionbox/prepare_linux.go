@@ -249,10 +249,10 @@ func (m *manager) dropEarly() {
 	}
 	// (A process of the manager's own on its way out, a saver, may
 	// count for a moment, as in release.)
-	left := m.counted && len(m.inSandbox()) > m.base
+	left := m.counted && m.leftRunning()
 	for i := 0; i < 10 && left; i++ {
 		time.Sleep(5 * time.Millisecond)
-		left = len(m.inSandbox()) > m.base
+		left = m.leftRunning()
 	}
 	if left {
 		m.release()
