@@ -507,9 +507,10 @@ func (c *Changes) Paths() (paths []string, ok bool) {
 	return paths, true
 }
 
-// Mark starts a period for [Changes.Still]: called as a guard ticket is
-// taken, before the guarded places are read. Before the watch's first
-// walk is done it waits for nothing: the period then never is still.
+// Mark starts a period for [Changes.Still]: called just before the disk
+// is read as the trusted state, or made to hold it (a ticket's trusted
+// state taken, a reconcile). Before the watch's first walk is done it
+// waits for nothing: that period is never still.
 func (c *Changes) Mark() {
 	if c == nil {
 		return
