@@ -537,6 +537,14 @@ func loopbackAddrs(ports string) []string {
 // applies the rules: a person's dev server or database is reached at the
 // address it has on the host.
 func serveForward(sock, addrs string) int {
+	// Not dumpable, as a session's keeper is not: a session's forwarder
+	// is one of its sandbox's processes at rest (not counted as left
+	// running by a command), and runs as the commands' user, who must
+	// not ptrace it or write its memory, to have it write the guarded
+	// places after the command's end.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return 126
+	}
 	ln, err := net.FileListener(os.NewFile(3, "forwarder"))
 	if err != nil {
 		return 126
