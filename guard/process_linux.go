@@ -482,9 +482,27 @@ func descendants(pid int) []int {
 	return out
 }
 
-// zombie reports whether process pid has ended (or is gone).
+// zombie reports whether process pid has ended (or is gone). A process
+// whose first thread ended by itself (its own exit, not the group's)
+// shows as a zombie while its other threads run on: it has ended only
+// when none of them runs.
 func zombie(pid int) bool {
-	data, err := smallfile.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if !ended(fmt.Sprintf("/proc/%d/stat", pid)) {
+		return false
+	}
+	tasks, _ := smallfile.ReadDirNames(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		if t != strconv.Itoa(pid) && !ended(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t)) {
+			return false
+		}
+	}
+	return true
+}
+
+// ended reports whether the stat file of a process or thread says it
+// has ended (or is gone).
+func ended(stat string) bool {
+	data, err := smallfile.ReadFile(stat)
 	if err != nil {
 		return true
 	}
