@@ -2,7 +2,10 @@ package guard
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,6 +37,14 @@ const maxIncluded = 64
 // g.writable, with their trusted state.
 func (b *book) addIncluded(g guarded) {
 	b.l.Included = nil
+	// The files read outside the trusted state (the person's own, and
+	// every file included), for [book.includesSame].
+	var read []string
+	defer func() {
+		slices.Sort(read)
+		b.l.IncludesRead = slices.Compact(read)
+		b.l.IncludesSum = includesSum(b.l.IncludesRead)
+	}()
 	if b.l.Git == "" {
 		return
 	}
@@ -50,6 +61,7 @@ func (b *book) addIncluded(g guarded) {
 		}
 	}
 	for _, path := range g.own {
+		read = append(read, path)
 		if data := readConfig(path); data != nil {
 			queue = append(queue, file{path, data, 0})
 		}
@@ -79,6 +91,7 @@ func (b *book) addIncluded(g guarded) {
 					continue
 				}
 				seen[p] = true
+				read = append(read, p)
 				queue = append(queue, file{p, readConfig(p), f.depth + 1})
 				if slices.ContainsFunc(g.writable, func(w string) bool { return platform.Within(p, w) }) && !slices.Contains(b.l.Included, p) {
 					b.l.Included = append(b.l.Included, p)
@@ -96,6 +109,28 @@ func (b *book) addIncluded(g guarded) {
 	for p, e := range snapshotConfigs(patterns) {
 		b.l.TrustedConfigs[p] = e
 	}
+}
+
+// includesSum is a digest of what the files at paths hold (or that
+// they hold no configuration): the files [book.addIncluded] read besides
+// the trusted state.
+func includesSum(paths []string) string {
+	h := sha256.New()
+	for _, p := range paths {
+		data := readConfig(p)
+		fmt.Fprintf(h, "%q %v %d\n", p, data != nil, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// includesSame reports whether the files the includes were read from
+// when the trusted state was taken, outside it (the person's global
+// configuration, the files it includes: no watch of the workspace sees
+// them change), hold what they held: then the files included are the
+// ones found then.
+func (b *book) includesSame() bool {
+	return b.l.IncludesSum != "" && includesSum(b.l.IncludesRead) == b.l.IncludesSum
 }
 
 // includedPaths are the files git reads for an include of path: path

@@ -98,6 +98,11 @@ type ledger struct {
 	// GuardedSum is [guarded.sum] of the places the trusted state was
 	// taken for.
 	GuardedSum string `json:"guarded_sum,omitempty"`
+	// IncludesRead are the files [book.addIncluded] read besides the
+	// trusted state (the person's own configuration, the files included),
+	// and IncludesSum what they held ([includesSum]).
+	IncludesRead []string `json:"includes_read,omitempty"`
+	IncludesSum  string   `json:"includes_sum,omitempty"`
 }
 
 // An ownRepo is one of the person's repositories below the root: its
@@ -519,7 +524,7 @@ func beginWatching(stateDir, ws string, g guarded, configs []string, c *Changes)
 	sum := g.sum()
 	switch {
 	case len(b.l.Active) > 0:
-	case b.l.GuardedSum == sum && b.l.OwnWalked && c.Still() && b.stillTrusted():
+	case b.l.GuardedSum == sum && b.l.OwnWalked && c.Still() && b.stillTrusted() && b.includesSame():
 		b.l.TrustedAt = time.Now()
 		noteHeld(stateDir, ws, b.l.Reach, b.l.TrustedAt, time.Time{})
 	default:

@@ -131,6 +131,7 @@ func (l *ledger) clone() ledger {
 	c.MadeDirs = slices.Clone(l.MadeDirs)
 	c.Reach = slices.Clone(l.Reach)
 	c.Included = slices.Clone(l.Included)
+	c.IncludesRead = slices.Clone(l.IncludesRead)
 	c.Own = slices.Clone(l.Own)
 	c.Trusted = l.Trusted.clone()
 	c.TrustedConfigs = l.TrustedConfigs.clone()

@@ -226,7 +226,7 @@ func TestLedgerCloneDeep(t *testing.T) {
 		Configs: []string{"c"}, TrustedConfigs: state{"/b": e()}, Safe: []string{"s"}, Git: "g",
 		AgentRemotes: []string{"r"}, Roots: []string{"/r"}, RootPatterns: []string{"rp"}, Adopted: []string{"/ad"},
 		AdoptedBare: []string{"/ab"}, RootConfigs: []string{"rc"}, Made: []string{"/m"}, MadeDirs: []string{"1:2"},
-		Reach: []string{"/reach"}, TrustedAt: time.Now(), TrustedSteps: state{"/c": e()}, Included: []string{"/i"},
+		Reach: []string{"/reach"}, TrustedAt: time.Now(), TrustedSteps: state{"/c": e()}, Included: []string{"/i"}, IncludesRead: []string{"/ir"},
 		Own: []ownRepo{{Root: "/o", ID: "id"}}}
 	c := l.clone()
 	if !reflect.DeepEqual(c, l) {
