@@ -703,47 +703,6 @@ func TestSessionBetweenCommands(t *testing.T) {
 	})
 }
 
-// TestSessionBetweenCommandsInPlaceOfOwn: a process a command left
-// running that first ends one of the sandbox's own (the network's
-// forwarder), so that as many processes run as at rest, is still found
-// left running: what it writes at a guarded place is put back, not
-// trusted at the next command. bwrap's sandbox has a process namespace
-// of its own, where the forwarder is the command's to find; Landlock's
-// shares the host's.
-func TestSessionBetweenCommandsInPlaceOfOwn(t *testing.T) {
-	r := newSessionRig(t, "bwrap")
-	python := needPython(t)
-	writer := "import os, signal, time\n" +
-		"for p in os.listdir('/proc'):\n" +
-		"    if p.isdigit() and int(p) != os.getpid():\n" +
-		"        try:\n" +
-		"            if b'cordon-netfwd' in open('/proc/%s/cmdline' % p, 'rb').read():\n" +
-		"                os.kill(int(p), signal.SIGKILL)\n" +
-		"                open('killed', 'w').close()\n" +
-		"        except OSError:\n" +
-		"            pass\n" +
-		"time.sleep(1)\n" + // (after the command's end)
-		"open('.envrc', 'w').write('touch pwned\\n')\n" +
-		"open('wrote', 'w').close()\n"
-	r.background(python, writer)
-	if _, err := os.Stat(filepath.Join(r.ws, "killed")); err != nil {
-		t.Skip("no forwarder in the sandbox to take the place of")
-	}
-	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err != nil {
-			break
-		}
-		if time.Since(start) > 3*time.Second {
-			t.Errorf(".envrc written by a process left in place of the sandbox's own still on the host three seconds later; %s", ledgerSummary(r.env))
-			break
-		}
-	}
-	r.sh("true")
-	if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {
-		t.Error(".envrc written by a process left in place of the sandbox's own is there after the next command")
-	}
-}
-
 // TestSessionBelowRootBetweenCommands: a process a command left running
 // in a session writes auto-run places below the workspace's root after
 // the command's round (a person's committed packages/app/.npmrc, a new

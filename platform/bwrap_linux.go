@@ -506,6 +506,10 @@ func logicalDir(pwd string) string {
 // outside. It handles no file system right, so bwrap can still mount. It
 // needs Landlock ABI 6 (Linux 6.12); on older kernels it reports false
 // and changes nothing.
+//
+// Each domain is nested in the one its thread was in: Landlock lets no
+// process trace (ptrace, /proc/PID/mem) or signal one outside its own
+// domain and those nested below it ([NestCommands]).
 func scopeThread() bool {
 	cfg := landlock.Config{Scoped: ll.ScopeAbstractUnixSocket | ll.ScopeSignal}
 	if abi, err := ll.LandlockGetABIVersion(); err != nil || abi < 6 {
@@ -521,6 +525,24 @@ func scopeThread() bool {
 	}
 	return ll.LandlockRestrictSelf(fd, flags) == nil
 }
+
+// NestCommands confines the calling thread, which a bwrap session's
+// keeper starts its commands from, to a domain of its own nested below
+// its sandbox's ([scopeThread]): no command can then trace, write the
+// memory of, or signal a process of the sandbox at rest (bwrap's first
+// process above all, which runs as the command's user and is not
+// cordon's to make undumpable; the keeper; the network forwarder), which
+// the session's manager never counts as left running by a command, and
+// have it write the guarded places after the command's end. bwrap's
+// sandbox handles no file system right with Landlock, and this domain
+// handles none either: nothing else changes for a command. (Under
+// Landlock's own sandbox, whose domain handles the file system, a layer
+// more would refuse every move of a file to another directory unless it
+// allowed it too; there the processes at rest are cordon's own, which
+// are undumpable.) It reports false where the kernel cannot (Landlock
+// ABI below 6): then a command can take bwrap's first process over
+// where nothing else forbids tracing (Yama's ptrace_scope 0).
+func NestCommands() bool { return scopeThread() }
 
 // forwarded are the signals cordon passes on to the confined shell. With
 // a terminal, the shell shares cordon's process group and receives the

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
 )
@@ -54,6 +55,14 @@ func KeeperMain(args []string) int {
 	// own); its runtime's other threads may be in bwrap's. The control
 	// socket is read on another goroutine.
 	runtime.LockOSThread()
+	// Under bwrap (its first process is the keeper's parent), the
+	// commands in a Landlock domain of their own: none can take over a
+	// process of the sandbox at rest ([platform.NestCommands]).
+	if os.Getppid() == 1 {
+		if comm, _ := smallfile.ReadFile("/proc/1/comm"); string(comm) == "bwrap\n" {
+			platform.NestCommands()
+		}
+	}
 	done := make(chan int, 1)
 	go func() { done <- k.receive() }()
 	for {
