@@ -101,7 +101,8 @@ func TestMountsOrder(t *testing.T) {
 	for _, m := range p.mounts() {
 		got = append(got, m.path)
 	}
-	want := []string{"/home/u/.cache", "/home/u/.ssh", "/home/u/.ssh/known_hosts", "/tmp", "/tmp/a/ws", "/tmp/a/ws/.git", "/tmp/a/ws/.git/hooks", "/tmp/ssh-x"}
+	// (/tmp/a pinned: the workspace's parent in a scratch directory.)
+	want := []string{"/home/u/.cache", "/home/u/.ssh", "/home/u/.ssh/known_hosts", "/tmp", "/tmp/a", "/tmp/a/ws", "/tmp/a/ws/.git", "/tmp/a/ws/.git/hooks", "/tmp/ssh-x"}
 	if !slices.Equal(got, want) {
 		t.Errorf("mounts = %q, want %q", got, want)
 	}

@@ -594,23 +594,27 @@ func (p *Policy) normalize() {
 }
 
 // Pins are the directories between a writable root and a read-only path
-// inside it (the workspace's .git, for .git/hooks). A sandbox makes each a
-// mount point of its own, so that it cannot be renamed away and replaced
-// by a copy without the read-only parts (mv .git .git.old; cp -r ...).
+// inside it (the workspace's .git, for .git/hooks), or another writable
+// root inside it (a workspace in /tmp: /tmp/a for /tmp/a/app). A sandbox
+// makes each a mount point of its own, so that it cannot be renamed away
+// and replaced by a copy without the read-only parts (mv .git .git.old;
+// cp -r ...), or by a new directory at the workspace's path, whose
+// guarded places the guard would take for a new workspace's (mv /tmp/a
+// /tmp/b; mkdir -p /tmp/a/app).
 func (p *Policy) Pins() []string {
 	var pins []string
 	roots := p.WritableRoots()
-	for _, ro := range p.ReadOnly {
+	for _, x := range slices.Concat(p.ReadOnly, roots) {
 		root := ""
 		for _, w := range roots {
-			if Within(ro, w) && ro != w && len(w) > len(root) {
+			if Within(x, w) && x != w && len(w) > len(root) {
 				root = w
 			}
 		}
 		if root == "" {
 			continue
 		}
-		for d := filepath.Dir(ro); d != root && Within(d, root); d = filepath.Dir(d) {
+		for d := filepath.Dir(x); d != root && Within(d, root); d = filepath.Dir(d) {
 			pins = append(pins, d)
 		}
 	}
