@@ -367,6 +367,29 @@ func TestSandboxGitMetadataReadOnly(t *testing.T) {
 	}
 }
 
+// TestSandboxGitMetadataReadOnlyFromInside: a command started in the
+// directory a sandbox pins (.git, a mount point of its own) writes the
+// hooks by a relative path: the directory is entered again once the
+// mounts are made, so the path leads to the read-only hooks, not to the
+// ones below the pin (Landlock's mount namespace kept the process on the
+// mount beneath).
+func TestSandboxGitMetadataReadOnlyFromInside(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.skipWithoutMounts()
+			cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "on", "--workspace", b.ws, "--", b.bash, "-c", "echo 'echo pwned' > hooks/pre-commit")
+			cmd.Dir, cmd.Env = filepath.Join(b.ws, ".git"), b.env
+			out, err := cmd.CombinedOutput()
+			b.noSandbox(string(out))
+			if err == nil {
+				t.Errorf("writing a hook from inside .git: got through:\n%s", out)
+			}
+			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
+		})
+	}
+}
+
 func TestSandboxCredentialEnvGone(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {

@@ -345,12 +345,14 @@ func agentReadOnly(readOnly, pins []string) error {
 	for _, ro := range readOnly {
 		binds[ro] = true
 	}
-	for _, path := range slices.Sorted(maps.Keys(binds)) {
-		if err := bindSelf(path, binds[path]); err != nil && !errors.Is(err, unix.ENOENT) {
-			return err
+	return reentered(func() error {
+		for _, path := range slices.Sorted(maps.Keys(binds)) {
+			if err := bindSelf(path, binds[path]); err != nil && !errors.Is(err, unix.ENOENT) {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // agentShellsDir is where cordon agent mounted the real shells in this

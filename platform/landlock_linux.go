@@ -204,7 +204,7 @@ func (l *landlockBackend) confineThread() error {
 		}
 	}
 	if l.mounts != nil {
-		if err := l.mounts.apply(); err != nil {
+		if err := reentered(l.mounts.apply); err != nil {
 			return err
 		}
 	}
@@ -963,6 +963,26 @@ func mountPoint(path string, dir bool) error {
 		return err
 	}
 	return f.Close()
+}
+
+// reentered runs mount, which makes mounts in this thread's mount
+// namespace, then enters the current directory again by its path: the
+// thread would stay on the mount below a directory bound over it (a
+// pinned parent of a workspace in /tmp, a pinned .git), where the
+// read-only places bound inside the new one are not, and a relative path
+// (.git/hooks/x) would write past them.
+func reentered(mount func() error) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("cannot read the current directory: %w", err)
+	}
+	if err := mount(); err != nil {
+		return err
+	}
+	if err := unix.Chdir(wd); err != nil {
+		return fmt.Errorf("cannot enter the directory %s again: %w", wd, err)
+	}
+	return nil
 }
 
 // bindSelf binds path onto itself, read-only when readOnly.
