@@ -980,7 +980,7 @@ func reentered(mount func() error) error {
 		return err
 	}
 	if err := unix.Chdir(wd); err != nil {
-		return fmt.Errorf("cannot enter the directory %s again: %w", wd, err)
+		return fmt.Errorf("cannot enter the directory %s again in the sandbox, which does not show it (%w): run the command from the workspace", wd, err)
 	}
 	return nil
 }

@@ -581,7 +581,9 @@ func TestLandlockConfines(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLandlockHelperProcess$")
-			cmd.Env = env
+			// (From the workspace: the package's directory may lie in a
+			// /tmp the sandbox makes private, where it is entered again.)
+			cmd.Env, cmd.Dir = env, f.ws
 			out, err := cmd.CombinedOutput()
 			t.Logf("child output:\n%s", out)
 			if err != nil {
