@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -767,5 +768,29 @@ func stopSessions(t *testing.T, home string) {
 	t.Helper()
 	if _, err := sessionbox.Stop(filepath.Join(home, ".local", "state", "cordon")); err != nil {
 		t.Errorf("stopping the sessions: %v", err)
+	}
+}
+
+// TestSandboxGitMetadataReadOnlyFromInsidePWD: as
+// TestSandboxGitMetadataReadOnlyFromInside, with PWD naming the current
+// directory through /proc/self/cwd (the same directory by its identity,
+// which os.Getwd takes as it is): entered again by that name once the
+// mounts are made, the process stays on the mount below the pin, where
+// the hooks are not read-only.
+func TestSandboxGitMetadataReadOnlyFromInsidePWD(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.skipWithoutMounts()
+			cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "on", "--workspace", b.ws, "--", b.bash, "-c", "echo 'echo pwned' > hooks/pre-commit")
+			cmd.Dir = filepath.Join(b.ws, ".git")
+			cmd.Env = append(slices.Clone(b.env), "PWD=/proc/self/cwd")
+			out, err := cmd.CombinedOutput()
+			b.noSandbox(string(out))
+			if err == nil {
+				t.Errorf("writing a hook from inside .git, PWD=/proc/self/cwd: got through:\n%s", out)
+			}
+			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
+		})
 	}
 }

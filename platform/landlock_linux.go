@@ -970,9 +970,12 @@ func mountPoint(path string, dir bool) error {
 // thread would stay on the mount below a directory bound over it (a
 // pinned parent of a workspace in /tmp, a pinned .git), where the
 // read-only places bound inside the new one are not, and a relative path
-// (.git/hooks/x) would write past them.
+// (.git/hooks/x) would write past them. The path is the kernel's
+// (getcwd), never $PWD, which os.Getwd takes when it names the same
+// directory: PWD=/proc/self/cwd does, and entering it again would keep
+// the thread where it was, below the pin.
 func reentered(mount func() error) error {
-	wd, err := os.Getwd()
+	wd, err := unix.Getwd()
 	if err != nil {
 		return fmt.Errorf("cannot read the current directory: %w", err)
 	}
