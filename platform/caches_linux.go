@@ -198,7 +198,9 @@ func layerMain(args []string) (code int, goOn bool) {
 			return fail("cannot hide %s below its cache: it holds paths to keep reachable", h)
 		}
 	}
-	if err := m.apply(); err != nil {
+	// (Entered again: a command started inside a cache would stay on
+	// bwrap's read-only mount of it, below its layer.)
+	if err := reentered(m.apply); err != nil {
 		return fail("%v", err)
 	}
 	// The resource limits go on the program alone (bwrap does not get
