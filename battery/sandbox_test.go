@@ -782,15 +782,18 @@ func TestSandboxGitMetadataReadOnlyFromInsidePWD(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
 			b.skipWithoutMounts()
-			cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "on", "--workspace", b.ws, "--", b.bash, "-c", "echo 'echo pwned' > hooks/pre-commit")
-			cmd.Dir = filepath.Join(b.ws, ".git")
-			cmd.Env = append(slices.Clone(b.env), "PWD=/proc/self/cwd")
-			out, err := cmd.CombinedOutput()
-			b.noSandbox(string(out))
-			if err == nil {
-				t.Errorf("writing a hook from inside .git, PWD=/proc/self/cwd: got through:\n%s", out)
+			// From .git and from the read-only hooks themselves.
+			for _, c := range [][2]string{{".git", "hooks/pre-commit"}, {".git/hooks", "pre-commit"}} {
+				cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "on", "--workspace", b.ws, "--", b.bash, "-c", "echo 'echo pwned' > "+c[1])
+				cmd.Dir = filepath.Join(b.ws, c[0])
+				cmd.Env = append(slices.Clone(b.env), "PWD=/proc/self/cwd")
+				out, err := cmd.CombinedOutput()
+				b.noSandbox(string(out))
+				if err == nil {
+					t.Errorf("writing a hook from inside %s, PWD=/proc/self/cwd: got through:\n%s", c[0], out)
+				}
+				b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
 			}
-			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
 		})
 	}
 }
