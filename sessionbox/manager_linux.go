@@ -611,6 +611,15 @@ func (m *manager) serve() {
 	}
 	tick := time.NewTicker(min(max(idle/8, 100*time.Millisecond), time.Minute))
 	defer tick.Stop()
+	// A shim gone before its command's end is answered: the agent gave
+	// up on the command. The keeper then kills the command and ends the
+	// session ("!"), but a command can stop the keeper (SIGSTOP: it
+	// shares the commands' Landlock domain, its first thread under
+	// bwrap, see platform.NestCommands), which would leave the command's
+	// writers running with the ticket held and what they plant on the
+	// host: the manager looks too ([manager.shimGone]).
+	shims := time.NewTicker(time.Second)
+	defer shims.Stop()
 	running, last := 0, time.Now()
 	// While something a command left runs on (release kept the ticket),
 	// settle looks again, ever less often, whether it has ended: a
@@ -734,6 +743,10 @@ func (m *manager) serve() {
 			}
 			settleAfter = min(2*settleAfter, time.Minute)
 			settle = time.After(settleAfter)
+		case <-shims.C:
+			if running > 0 && m.shimGone() {
+				return
+			}
 		case <-tick.C:
 			if running <= 0 && (time.Since(last) >= idle || m.unreachable()) {
 				return
@@ -786,6 +799,29 @@ func (m *manager) keepEnd(seq, fd int, token string) {
 		m.ends = map[int]shimEnd{}
 	}
 	m.ends[seq] = shimEnd{fd, token}
+}
+
+// shimGone reports whether the shim of a command whose end is not
+// answered yet has closed its connection (POLLHUP: a shim that read its
+// command's end shuts down only its writing side, and waits for the
+// answer).
+func (m *manager) shimGone() bool {
+	fds := make([]unix.PollFd, 0, len(m.ends))
+	for _, e := range m.ends {
+		fds = append(fds, unix.PollFd{Fd: int32(e.fd)})
+	}
+	if len(fds) == 0 {
+		return false
+	}
+	if n, err := unix.Poll(fds, 0); err != nil || n == 0 {
+		return false
+	}
+	for _, f := range fds {
+		if f.Revents&unix.POLLHUP != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // closeEnds closes every connection kept to answer, unanswered.
