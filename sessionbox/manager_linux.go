@@ -617,7 +617,11 @@ func (m *manager) serve() {
 	// shares the commands' Landlock domain, its first thread under
 	// bwrap, see platform.NestCommands), which would leave the command's
 	// writers running with the ticket held and what they plant on the
-	// host: the manager looks too ([manager.shimGone]).
+	// host: the manager looks too ([manager.shimGone]), when a process
+	// of the sandbox at rest is stopped ([manager.restStopped]; a shim
+	// that read its command's end and gave up waiting for the answer, a
+	// manager slow to give it, must not end the session's other
+	// commands).
 	shims := time.NewTicker(time.Second)
 	defer shims.Stop()
 	running, last := 0, time.Now()
@@ -744,7 +748,7 @@ func (m *manager) serve() {
 			settleAfter = min(2*settleAfter, time.Minute)
 			settle = time.After(settleAfter)
 		case <-shims.C:
-			if running > 0 && m.shimGone() {
+			if running > 0 && m.shimGone() && m.restStopped() {
 				return
 			}
 		case <-tick.C:
@@ -818,6 +822,23 @@ func (m *manager) shimGone() bool {
 	}
 	for _, f := range fds {
 		if f.Revents&unix.POLLHUP != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// restStopped reports whether a process of the sandbox at rest (the
+// keeper) is stopped: a command's SIGSTOP.
+func (m *manager) restStopped() bool {
+	for pid, start := range m.base {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ...: comm may hold anything.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 0 && (f[0] == "T" || f[0] == "t") && platform.ProcessStart(pid) == start {
 			return true
 		}
 	}
