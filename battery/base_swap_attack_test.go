@@ -14,21 +14,7 @@ import (
 // processes at rest (the keeper's network forwarder, which runs as the
 // command's user), so that the sandbox holds as many processes as at
 // rest when the command ends.
-const swapBase = `import os, sys, time, signal
-def ppid(p):
-    st = open('/proc/%s/status' % p).read()
-    return int([l.split()[1] for l in st.splitlines() if l.startswith('PPid:')][0])
-k = os.getppid()
-while open('/proc/%d/comm' % k).read().strip() != 'cordon-keeper':
-    k = ppid(k)
-nf = None
-for p in os.listdir('/proc'):
-    try:
-        if p.isdigit() and ppid(p) == k and open('/proc/%s/cmdline' % p).read().startswith('cordon-netfwd'):
-            nf = int(p)
-    except OSError:
-        pass
-if os.fork() == 0:
+const swapBase = "import os, sys, time, signal\n" + findForwarder + `if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
         for fd in range(0, 3):
@@ -68,15 +54,7 @@ func TestSessionBaseProcessReplaced(t *testing.T) {
 		if code != 0 || out == "forwarder None\n" {
 			t.Skipf("no forwarder to kill (exit %d): %q %s", code, out, errs)
 		}
-		wrote := filepath.Join(r.ws, "wrote")
-		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(wrote); err == nil {
-				break
-			}
-			if time.Since(start) > 10*time.Second {
-				t.Fatal("the process left running never wrote")
-			}
-		}
+		r.waitWrote("the process left running")
 		time.Sleep(time.Second)
 		r.sh("true")
 		if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {

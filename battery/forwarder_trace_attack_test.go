@@ -9,12 +9,10 @@ import (
 	"testing"
 )
 
-// traceForwarder is a command's program: it looks for the session's
-// network forwarder (a process of the sandbox at rest, which runs as
-// the command's user and outlives it) and tries to take it over: attach
-// to it with ptrace, open its memory for writing.
-const traceForwarder = `import os, ctypes
-def ppid(p):
+// findForwarder is Python that sets nf to the pid of the session's
+// network forwarder (a child of the keeper above the program), or None;
+// it needs os imported.
+const findForwarder = `def ppid(p):
     st = open('/proc/%s/status' % p).read()
     return int([l.split()[1] for l in st.splitlines() if l.startswith('PPid:')][0])
 k = os.getppid()
@@ -27,7 +25,13 @@ for p in os.listdir('/proc'):
             nf = int(p)
     except OSError:
         pass
-if nf is None:
+`
+
+// traceForwarder is a command's program: it looks for the session's
+// network forwarder (a process of the sandbox at rest, which runs as
+// the command's user and outlives it) and tries to take it over: attach
+// to it with ptrace, open its memory for writing.
+const traceForwarder = "import os, ctypes\n" + findForwarder + `if nf is None:
     print('none')
 else:
     try:

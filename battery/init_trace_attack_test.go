@@ -84,15 +84,7 @@ func TestSessionInitTakenOver(t *testing.T) {
 	case landlockABI() < 6:
 		t.Skip("taken over: this kernel's Landlock (ABI below 6) cannot put the commands in a domain of their own, and nothing else forbids tracing here (docs/session.md)")
 	}
-	wrote := filepath.Join(r.ws, "wrote")
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(wrote); err == nil {
-			break
-		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("the process taken over never wrote")
-		}
-	}
+	r.waitWrote("the process taken over")
 	time.Sleep(time.Second)
 	r.sh("true")
 	if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {

@@ -81,13 +81,21 @@ func (r *sessionRig) background(python, writer string) {
 	if out, errs, code := r.sh("nohup " + python + " writer.py >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
 		r.t.Fatalf("exit %d, %q, %s", code, out, errs)
 	}
+	r.waitWrote("the background writer")
+}
+
+// waitWrote waits until what a command left running (who) has made the
+// file "wrote" in the workspace, its last write: the test fails after
+// ten seconds without it.
+func (r *sessionRig) waitWrote(who string) {
+	r.t.Helper()
 	wrote := filepath.Join(r.ws, "wrote")
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(wrote); err == nil {
 			return
 		}
 		if time.Since(start) > 10*time.Second {
-			r.t.Fatal("the background writer never ran")
+			r.t.Fatal(who + " never wrote")
 		}
 	}
 }

