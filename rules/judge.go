@@ -9,8 +9,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cordonsh/cordon/parse"
 )
@@ -127,32 +130,11 @@ type scriptHead struct {
 
 func (j *judging) run() {
 	j.effects = make([][]Effect, len(j.res.Commands))
-	for i := range j.res.Commands {
-		if i&63 == 63 {
-			if p, late := j.res.Overdue(); late {
-				// Out of time: what is left is not judged, and asked about.
-				j.apply(Effect{Kind: "over-budget", Cmd: -1, Raw: p.String(), Class: ClassNone})
-				break
-			}
-		}
-		c := &j.res.Commands[i]
-		var up *parse.Command
-		if c.StdinFrom >= 0 && c.StdinFrom < i {
-			up = &j.res.Commands[c.StdinFrom]
-		}
-		effs := j.set.effects(&j.ctx.Env, c, i, up)
-		effs = append(effs, j.envEffects(c, i, effs)...)
-		if c.UnknownCode {
-			effs = append(effs, Effect{Kind: "unknown-code", Cmd: i, Class: ClassNone})
-		}
-		if c.Elsewhere {
-			// On another machine: none of this machine's paths, hosts or
-			// repositories is what the command touches.
-			for k := range effs {
-				effs[k].Class, effs[k].Path = ClassElsewhere, ""
-			}
-		}
-		j.effects[i] = effs
+	if workers := effectWorkers(len(j.res.Commands)); workers > 1 {
+		j.effectsShared(workers)
+	} else if p, late := j.effectsOf(&j.ctx.Env, 0, len(j.res.Commands), nil); late {
+		// Out of time: what is left is not judged, and asked about.
+		j.apply(Effect{Kind: "over-budget", Cmd: -1, Raw: p.String(), Class: ClassNone})
 	}
 	j.remotes()
 	j.flows()
@@ -178,6 +160,125 @@ func (j *judging) run() {
 	}
 }
 
+// effectsOf finds the effects of commands [from, to) with the
+// environment e, into j.effects. It stops early, reporting the problem,
+// when the judgement is out of time or stop is set (another worker found
+// it so).
+func (j *judging) effectsOf(e *Env, from, to int, stop *atomic.Bool) (parse.Problem, bool) {
+	for i := from; i < to; i++ {
+		if (i-from)&63 == 63 {
+			if stop != nil && stop.Load() {
+				return parse.Problem{}, false
+			}
+			if p, late := j.res.Overdue(); late {
+				return p, true
+			}
+		}
+		c := &j.res.Commands[i]
+		var up *parse.Command
+		if c.StdinFrom >= 0 && c.StdinFrom < i {
+			up = &j.res.Commands[c.StdinFrom]
+		}
+		effs := j.set.effects(e, c, i, up)
+		effs = append(effs, j.envEffects(e, c, i, effs)...)
+		if c.UnknownCode {
+			effs = append(effs, Effect{Kind: "unknown-code", Cmd: i, Class: ClassNone})
+		}
+		if c.Elsewhere {
+			// On another machine: none of this machine's paths, hosts or
+			// repositories is what the command touches.
+			for k := range effs {
+				effs[k].Class, effs[k].Path = ClassElsewhere, ""
+			}
+		}
+		j.effects[i] = effs
+	}
+	return parse.Problem{}, false
+}
+
+// sharedFrom is how many commands a judgement has before their effects
+// are found by more than one goroutine: below it, starting them costs
+// more than it saves.
+const sharedFrom = 512
+
+// defaultEffectWorkers bounds the goroutines that find effects: past a
+// few, the answers each finds again cost more than they save.
+const defaultEffectWorkers = 4
+
+// maxEffectWorkers is defaultEffectWorkers, but for tests.
+var maxEffectWorkers = defaultEffectWorkers
+
+// effectWorkers is how many goroutines find the effects of n commands.
+func effectWorkers(n int) int {
+	if n < sharedFrom {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), maxEffectWorkers, n/(sharedFrom/2)))
+}
+
+// effectsShared is effectsOf for all commands, in workers goroutines of
+// consecutive ranges. A command's effects depend on the command, the one
+// it reads from and what the disk and the environment's functions say,
+// never on other commands' effects, so the order they are found in
+// changes nothing. Each worker has its environment's answers of its own
+// (the caches of [Env]: the answers of one judgement are as of each
+// worker's first look); the functions the caller gave (Writable and
+// Brokered may make the sandbox's policy on first use) are called one
+// at a time, Getenv being a lookup. The paths shown as first written
+// (Windows) stay those of the earliest command.
+func (j *judging) effectsShared(workers int) {
+	var mu sync.Mutex
+	writableOwn, brokeredOwn := j.ctx.Env.Writable, j.ctx.Env.Brokered
+	writable, brokered := serialized(&mu, writableOwn), serialized(&mu, brokeredOwn)
+	// The first worker keeps the judgement's own answers; the others'
+	// are adopted after, for what the rest of the judgement asks again
+	// (flows, the report).
+	envs := make([]*Env, workers)
+	late := make([]parse.Problem, workers)
+	isLate := make([]bool, workers)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	n := len(j.res.Commands)
+	for w := range workers {
+		if w == 0 {
+			envs[w] = &j.ctx.Env
+		} else {
+			f := j.ctx.Env.fresh()
+			envs[w] = &f
+		}
+	}
+	for w := range workers {
+		envs[w].Writable, envs[w].Brokered = writable, brokered
+		wg.Go(func() {
+			late[w], isLate[w] = j.effectsOf(envs[w], n*w/workers, n*(w+1)/workers, &stop)
+			if isLate[w] {
+				stop.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	j.ctx.Env.Writable, j.ctx.Env.Brokered = writableOwn, brokeredOwn
+	for _, e := range envs[1:] {
+		j.ctx.Env.adopt(e)
+	}
+	if i := slices.Index(isLate, true); i >= 0 {
+		// Out of time: what is left is not judged, and asked about.
+		j.apply(Effect{Kind: "over-budget", Cmd: -1, Raw: late[i].String(), Class: ClassNone})
+	}
+}
+
+// serialized is f called under mu, or nil for nil.
+func serialized[T any](mu *sync.Mutex, f func(string) T) func(string) T {
+	if f == nil {
+		return nil
+	}
+	return func(s string) T {
+		mu.Lock()
+		defer mu.Unlock()
+		return f(s)
+	}
+}
+
 // report describes every command and its effects, for people.
 func (j *judging) report() {
 	// Room for all at once: a long script's thousands of reports, grown
@@ -195,10 +296,10 @@ func (j *judging) report() {
 }
 
 // envEffects reports credential variables a command prints or sends.
-func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
+func (j *judging) envEffects(e *Env, c *parse.Command, i int, effs []Effect) []Effect {
 	var out []Effect
-	if j.ctx.Env.Windows {
-		for _, v := range j.set.credentialValues(&j.ctx.Env, c) {
+	if e.Windows {
+		for _, v := range j.set.credentialValues(e, c) {
 			out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$env:" + v, Class: ClassCred})
 		}
 		return out
@@ -213,7 +314,7 @@ func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
 		}
 	}
 	for _, v := range vars {
-		if j.set.credentialSet(&j.ctx.Env, v) {
+		if j.set.credentialSet(e, v) {
 			out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$" + v, Class: ClassCred})
 		}
 	}

@@ -18,8 +18,7 @@ import (
 type Set struct {
 	// table, for the built-in rules, builds commands on first use.
 	table *table
-	mu    sync.Mutex
-	lazy  map[string]*command
+	lazy  sync.Map // name → *command (nil for none), built from table
 
 	paths       PathClasses
 	winPaths    PathClasses // paths for Windows: see [File.WindowsPaths]
@@ -202,10 +201,8 @@ func (s *Set) command(name string) *command {
 	if c, ok := s.commands[name]; ok || s.table == nil {
 		return c
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, ok := s.lazy[name]; ok {
-		return c
+	if c, ok := s.lazy.Load(name); ok {
+		return c.(*command)
 	}
 	var c *command
 	cmds := s.table.commands
@@ -215,11 +212,10 @@ func (s *Set) command(name string) *command {
 			panic("cordon bug: built-in rules do not compile: " + err.Error())
 		}
 	}
-	if s.lazy == nil {
-		s.lazy = map[string]*command{}
-	}
-	s.lazy[name] = c
-	return c
+	// Two callers may compile it at once: both are the same command,
+	// and every caller gets the one stored first.
+	got, _ := s.lazy.LoadOrStore(name, c)
+	return got.(*command)
 }
 
 // Compile compiles decoded rule files (names give their paths, for

@@ -96,6 +96,46 @@ type Env struct {
 	creds   map[string]bool          // holdsCredentials' answers, by directory
 }
 
+// fresh is e with none of its answers: the same environment, for a
+// judgement of its own (see [judging.effectsShared]).
+func (e *Env) fresh() Env {
+	f := *e
+	f.msys, f.shown = false, nil
+	f.sets, f.wsSets, f.classes, f.paths, f.dirs, f.stats, f.lstats, f.creds = nil, nil, nil, nil, nil, nil, nil, nil
+	return f
+}
+
+// adopt takes the answers o has that e has not (o's judgement of its own
+// came after [Env.fresh]): what the rest of the judgement asks again is
+// answered as o answered it, and the paths shown as first written
+// ([Env.Show]) stay the first ones when o judged later commands.
+func (e *Env) adopt(o *Env) {
+	adoptAnswers(&e.shown, o.shown)
+	adoptAnswers(&e.sets, o.sets)
+	adoptAnswers(&e.wsSets, o.wsSets)
+	adoptAnswers(&e.classes, o.classes)
+	adoptAnswers(&e.paths, o.paths)
+	adoptAnswers(&e.dirs, o.dirs)
+	adoptAnswers(&e.stats, o.stats)
+	adoptAnswers(&e.lstats, o.lstats)
+	adoptAnswers(&e.creds, o.creds)
+}
+
+// adoptAnswers adds to *dst the entries of src whose keys it lacks.
+func adoptAnswers[K comparable, V any](dst *map[K]V, src map[K]V) {
+	if len(src) == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = make(map[K]V, len(src))
+	}
+	for k, v := range src {
+		if _, ok := (*dst)[k]; !ok {
+			(*dst)[k] = v
+		}
+	}
+}
+
 // fileKind is what a path is on disk.
 type fileKind uint8
 

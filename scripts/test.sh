@@ -87,7 +87,7 @@ GOOS=windows go test -c -ldflags='-s -w' -o /dev/null ./battery >/dev/null
 cpu_checks() {
 	step race
 	if [ "$(go env CGO_ENABLED)" = 1 ] && command -v "$(go env CC)" >/dev/null 2>&1; then
-		go test -race -short -count=1 -p 1 ./shim ./decide ./invocation ./parse
+		go test -race -short -count=1 -p 1 ./shim ./decide ./invocation ./parse ./rules
 	else
 		echo "-race needs cgo and a C compiler (apt-get install gcc)" >&2
 		return 1
