@@ -92,7 +92,9 @@ func TestEffectsSharedAsOne(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	home, ws := sharedHome(t)
 	script := sharedScript(1200)
-	writable := func(p string) bool { return strings.HasPrefix(p, ws) || strings.HasPrefix(p, filepath.Join(home, "tmp")) }
+	writable := func(p string) bool {
+		return strings.HasPrefix(p, ws) || strings.HasPrefix(p, filepath.Join(home, "tmp"))
+	}
 	one := judgeShared(t, home, ws, script, 1, nil, writable)
 	if n := effectWorkers(len(one.Commands)); n < 2 {
 		t.Fatalf("%d commands are judged by %d goroutines: the test would compare one with itself", len(one.Commands), n)
