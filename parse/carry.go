@@ -169,15 +169,12 @@ func dialectOf(script string, def Dialect) Dialect {
 // runs follows the files a command runs on its own (git hooks) when the
 // script wrote them.
 func (w *walker) runs(st *state, i int, k *Carrier) {
-	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || st.dir == "" {
+	// Only what the script wrote is run from here: with nothing written
+	// (most scripts) there is nothing to look for, nor a top to find.
+	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || st.dir == "" || len(w.files) == 0 {
 		return
 	}
-	top := st.dir
-	for ; top != "/" && top != "."; top = filepath.Dir(top) {
-		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
-			break
-		}
-	}
+	top := w.repoTop(st.dir)
 	for _, r := range k.Runs {
 		path := filepath.Join(top, r)
 		if data, written := w.files[path]; written {
@@ -202,6 +199,27 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 			w.translate(sub, w.res.Commands[i], t, m)
 		}
 	}
+}
+
+// repoTop is the directory of dir or above it that holds a .git (the
+// repository's top, where a tool finds its configuration), else "/" or
+// ".", looked up once per directory and judgement: a long script's
+// thousands of `go test` and `npm test` in one directory asked it each.
+func (w *walker) repoTop(dir string) string {
+	if top, ok := w.tops[dir]; ok {
+		return top
+	}
+	top := dir
+	for ; top != "/" && top != "."; top = filepath.Dir(top) {
+		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
+			break
+		}
+	}
+	if w.tops == nil {
+		w.tops = map[string]string{}
+	}
+	w.tops[dir] = top
+	return top
 }
 
 // unknownCode marks command i as running code the judge cannot see.

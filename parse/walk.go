@@ -25,6 +25,7 @@ type walker struct {
 	out    map[int]*string             // known standard output of a command, by index
 	in     map[int]*string             // known standard input from a heredoc or file
 	files  map[string]string           // files written earlier in the script, by path
+	tops   map[string]string           // repoTop's answers, by directory
 	status map[*syntax.BinaryCmd]uint8 // known exit status of an && or || list just walked (1 known, 2 true)
 	links  map[string]string           // symbolic links made earlier, link -> target
 	copies map[string]string           // files copied earlier, copy -> original
