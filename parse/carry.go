@@ -174,7 +174,10 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || st.dir == "" || len(w.files) == 0 {
 		return
 	}
-	top := w.repoTop(st.dir)
+	top := ""
+	if len(k.Runs) > 0 {
+		top = w.repoTop(st.dir)
+	}
 	for _, r := range k.Runs {
 		path := filepath.Join(top, r)
 		if data, written := w.files[path]; written {
@@ -183,7 +186,7 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 		}
 	}
 	for _, t := range k.RunFiles {
-		data, written := w.files[filepath.Join(top, t.File)]
+		data, written := w.nearestFile(st.dir, t.File)
 		if !written {
 			continue
 		}
@@ -198,6 +201,27 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 			}
 			w.translate(sub, w.res.Commands[i], t, m)
 		}
+	}
+}
+
+// nearestFile is the file named name that a tool run in dir reads (npm
+// its package.json): the one in dir or in the nearest directory above it
+// that holds one, as written earlier in the script (written), or
+// nothing when the nearest is the disk's, or there is none.
+func (w *walker) nearestFile(dir, name string) (data string, written bool) {
+	for {
+		path := filepath.Join(dir, name)
+		if data, written := w.files[path]; written {
+			return data, true
+		}
+		if _, err := os.Lstat(path); err == nil {
+			return "", false
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", false
+		}
+		dir = up
 	}
 }
 

@@ -138,9 +138,11 @@ type Carrier struct {
 	Rewrites []Rewrite
 	// Translations apply to interpreter code.
 	Translations []Translation
-	// RunFiles are code the command runs from repository files, found by
+	// RunFiles are code the command runs from project files, found by
 	// pattern (npm runs package.json's scripts): Translation.File names
-	// the file. Only files the script itself wrote are judged.
+	// the file, the one in the command's directory or the nearest above
+	// it, as npm finds its package.json. Only files the script itself
+	// wrote are judged.
 	RunFiles []Translation
 	// Runs are files, relative to the repository's top, that the command
 	// runs as shell scripts (git runs .git/hooks/pre-commit). Only files
