@@ -262,8 +262,9 @@ type CmdSpec struct {
 	Rewrite []Rewrite `yaml:"rewrite"`
 	// Translate maps patterns in interpreter code to commands.
 	Translate []Translate `yaml:"translate"`
-	// RunFiles are code the command runs from repository files found by
-	// pattern (npm and package.json scripts); judged when the same script
+	// RunFiles are code the command runs from project files found by
+	// pattern (npm and package.json scripts), the file in the command's
+	// directory or the nearest above it; judged when the same script
 	// wrote the file.
 	RunFiles []Translate `yaml:"run_files"`
 	// Runs are repository files the command runs as scripts (git hooks);
@@ -324,7 +325,7 @@ type Rewrite struct {
 
 // Translate is one pattern of interpreter code and the command it means.
 type Translate struct {
-	// File, for run_files, is the repository file whose content is matched.
+	// File, for run_files, is the project file whose content is matched.
 	File string `yaml:"file"`
 	// Options, for option_code, are the options whose values are matched.
 	Options []string `yaml:"options"`
