@@ -247,9 +247,19 @@ func (j *judging) effectsShared(workers int) {
 			envs[w] = &f
 		}
 	}
+	// A worker's panic (a bug) is the judgement's, raised again on its
+	// own goroutine once all have stopped: the caller recovers it there
+	// and refuses the command, where a goroutine's would end the process.
+	panics := make([]any, workers)
 	for w := range workers {
 		envs[w].Writable, envs[w].Brokered = writable, brokered
 		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					panics[w] = p
+					stop.Store(true)
+				}
+			}()
 			late[w], isLate[w] = j.effectsOf(envs[w], n*w/workers, n*(w+1)/workers, &stop)
 			if isLate[w] {
 				stop.Store(true)
@@ -258,6 +268,11 @@ func (j *judging) effectsShared(workers int) {
 	}
 	wg.Wait()
 	j.ctx.Env.Writable, j.ctx.Env.Brokered = writableOwn, brokeredOwn
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
 	for _, e := range envs[1:] {
 		j.ctx.Env.adopt(e)
 	}

@@ -150,3 +150,31 @@ func TestEffectsSharedOverBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectsSharedPanic: a bug that panics while a worker finds effects
+// panics on the judging goroutine, where the caller recovers it and
+// refuses the command (decide's safeJudgeWith); on the worker's own it
+// would end the process, the agent's command with it.
+func TestEffectsSharedPanic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	home, ws := sharedHome(t)
+	var b strings.Builder
+	for i := range 1200 {
+		fmt.Fprintf(&b, "true > $TMPDIR/f%d\n", i)
+	}
+	calls := 0
+	buggy := func(p string) bool {
+		if calls++; calls == 900 {
+			panic("a bug")
+		}
+		return true
+	}
+	recovered := func() (p any) {
+		defer func() { p = recover() }()
+		judgeShared(t, home, ws, b.String(), 4, nil, buggy)
+		return nil
+	}()
+	if recovered != "a bug" {
+		t.Errorf("recovered %v on the judging goroutine, want the worker's panic", recovered)
+	}
+}
