@@ -171,14 +171,17 @@ func dialectOf(script string, def Dialect) Dialect {
 func (w *walker) runs(st *state, i int, k *Carrier) {
 	// Only what the script wrote is run from here: with nothing written
 	// (most scripts) there is nothing to look for, nor a top to find.
-	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || st.dir == "" || len(w.files) == 0 {
+	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || len(w.files) == 0 {
 		return
 	}
 	top := ""
-	if len(k.Runs) > 0 {
+	if len(k.Runs) > 0 && st.dir != "" {
 		top = w.repoTop(st.dir)
 	}
 	for _, r := range k.Runs {
+		if top == "" {
+			break
+		}
 		path := filepath.Join(top, r)
 		if data, written := w.files[path]; written {
 			sub := st.newShell(ShellCall{Dialect: dialectOf(data, POSIX), Arg0: path}, "runs "+r)
@@ -186,43 +189,38 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 		}
 	}
 	for _, t := range k.RunFiles {
-		data, written := w.nearestFile(st.dir, t.File)
-		if !written {
-			continue
-		}
-		if strings.Contains(data, Unknown) {
-			w.unknownCode(i)
-			continue
-		}
-		sub := st.newShell(ShellCall{Dialect: POSIX}, "runs "+t.File)
-		for _, m := range t.Pattern.FindAllStringSubmatch(data, -1) {
-			for g := 1; g < len(m); g++ {
-				m[g] = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[g])
+		for _, path := range w.written(t.File) {
+			data := w.files[path]
+			if strings.Contains(data, Unknown) {
+				w.unknownCode(i)
+				continue
 			}
-			w.translate(sub, w.res.Commands[i], t, m)
+			sub := st.newShell(ShellCall{Dialect: POSIX}, "runs "+t.File)
+			for _, m := range t.Pattern.FindAllStringSubmatch(data, -1) {
+				for g := 1; g < len(m); g++ {
+					m[g] = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[g])
+				}
+				w.translate(sub, w.res.Commands[i], t, m)
+			}
 		}
 	}
 }
 
-// nearestFile is the file named name that a tool run in dir reads (npm
-// its package.json): the one in dir or in the nearest directory above it
-// that holds one, as written earlier in the script (written), or
-// nothing when the nearest is the disk's, or there is none.
-func (w *walker) nearestFile(dir, name string) (data string, written bool) {
-	for {
-		path := filepath.Join(dir, name)
-		if data, written := w.files[path]; written {
-			return data, true
+// written are the files named name that the script wrote, wherever it
+// wrote them, in the order of their paths. A tool reads one of them (npm
+// the package.json in its directory or the nearest above it), but which
+// one is beyond the judge: --prefix, -C, a workspace flag, a directory
+// the script made and entered, a nearer file removed or a link to
+// another all change it. Every one is judged.
+func (w *walker) written(name string) []string {
+	var paths []string
+	for path := range w.files {
+		if path == name || strings.HasSuffix(path, "/"+name) {
+			paths = append(paths, path)
 		}
-		if _, err := os.Lstat(path); err == nil {
-			return "", false
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", false
-		}
-		dir = up
 	}
+	slices.Sort(paths)
+	return paths
 }
 
 // repoTop is the directory of dir or above it that holds a .git (the

@@ -140,9 +140,10 @@ type Carrier struct {
 	Translations []Translation
 	// RunFiles are code the command runs from project files, found by
 	// pattern (npm runs package.json's scripts): Translation.File names
-	// the file, the one in the command's directory or the nearest above
-	// it, as npm finds its package.json. Only files the script itself
-	// wrote are judged.
+	// the file. Only files the script itself wrote are judged, every one
+	// of that name wherever it wrote it: which one the tool reads (npm:
+	// the nearest from its directory up, or the one --prefix, -C or a
+	// workspace names) is beyond the judge.
 	RunFiles []Translation
 	// Runs are files, relative to the repository's top, that the command
 	// runs as shell scripts (git runs .git/hooks/pre-commit). Only files

@@ -458,7 +458,7 @@ func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) 
 // effects lists what command i does.
 func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effect {
 	var out []Effect
-	e.msys = e.Windows && c.Dialect != parse.Cmd && c.Dialect != parse.PowerShell
+	e.of(c)
 	for _, r := range c.Redirs {
 		out = append(out, s.redirEffect(e, c, i, r))
 	}

@@ -458,6 +458,7 @@ func (j *judging) fetched(c *parse.Command, downloads map[string]string) string 
 	if len(c.Args) == 0 || !c.Args[0].IsKnown() {
 		return ""
 	}
+	j.ctx.Env.of(c)
 	return downloads[j.ctx.Env.resolve(c.Args[0].Text, c.Dir, false)]
 }
 
@@ -1037,6 +1038,7 @@ func (j *judging) gitDirElsewhere(cmd int, dir string) bool {
 			k++
 			continue
 		}
+		j.ctx.Env.of(c)
 		if opt == "--git-dir" && (!val.IsKnown() || j.ctx.Env.resolve(val.Text, dir, false) != j.ctx.Workspace+"/.git") {
 			return true
 		}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"github.com/cordonsh/cordon/parse"
 	"io"
 	"io/fs"
 	"os"
@@ -94,6 +95,16 @@ type Env struct {
 	stats   map[string]fileKind      // stat's answers, by path
 	lstats  map[string]lstatAnswer   // lstat's answers, by path (see [Env.lstat])
 	creds   map[string]bool          // holdsCredentials' answers, by directory
+}
+
+// of sets e to read the paths of command c: on Windows, a Git Bash
+// command's as MSYS does (/c/x is C:\x, /tmp is %TEMP%), a PowerShell or
+// cmd command's as Windows does. Every path a judgement resolves is
+// some command's, read after of for that command: a setting left from
+// another command (the last one whose effects were found) read a
+// PowerShell path as Git Bash's, or the other way round.
+func (e *Env) of(c *parse.Command) {
+	e.msys = e.Windows && c.Dialect != parse.Cmd && c.Dialect != parse.PowerShell
 }
 
 // fresh is e with none of its answers: the same environment, for a
@@ -193,12 +204,13 @@ func (e *Env) lstatKind(path string) (fileKind, bool) {
 type resolveKey struct {
 	p, dir   string
 	keepLink bool
+	msys     bool // Git Bash's reading (see [Env.of]): /tmp is %TEMP%, not C:\tmp
 }
 
 // resolve is [resolve] remembered for the judgement: the same targets
 // recur in long scripts.
 func (e *Env) resolve(p, dir string, keepLink bool) string {
-	k := resolveKey{p, dir, keepLink}
+	k := resolveKey{p, dir, keepLink, e.msys}
 	if r, ok := e.paths[k]; ok {
 		return r
 	}

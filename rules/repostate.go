@@ -224,6 +224,7 @@ func (r *scriptRepo) step(e *Effect) {
 		if afterDashDash(c, e.Raw) {
 			break // git checkout -- FILE: a path, not a branch
 		}
+		r.j.ctx.Env.of(c)
 		if p := r.j.ctx.Env.resolve(e.Raw, c.Dir, false); p != "" && exists(p) && r.branches[e.Raw] == nil {
 			// git checkout NAME, a file and maybe a branch too (git
 			// takes the branch): which one is not known.

@@ -10,10 +10,11 @@ import (
 )
 
 // TestRunFilesWrittenByScript: a file the script writes that a later
-// command runs (npm test runs the scripts of the nearest package.json) is
-// judged with it: in the command's directory, or the nearest above it
-// that has one, across a nested repository's top (npm does not stop
-// there). A script that writes nothing there runs nothing of it.
+// command may run (npm test runs the scripts of the nearest package.json,
+// or of the one --prefix names) is judged with it wherever the script
+// wrote it: in the command's directory, above it, across a nested
+// repository's top, or above a nearer one on disk. A script that writes
+// none runs nothing of it.
 func TestRunFilesWrittenByScript(t *testing.T) {
 	home := t.TempDir()
 	ws := filepath.Join(home, "app")
@@ -35,7 +36,7 @@ func TestRunFilesWrittenByScript(t *testing.T) {
 		{"in a nested repository", filepath.Join(ws, "vendor/lib/src"), "echo '" + pkg + "' > ../package.json && npm test", true},
 		{"written at the outer top, run in a nested repository", filepath.Join(ws, "vendor/lib/src"), "echo '" + pkg + "' > " + ws + "/package.json && npm test", true},
 		{"written in a package of its own below the top", filepath.Join(ws, "sub"), "echo '" + pkg + "' > package.json && npm test", true},
-		{"a nearer package on disk", filepath.Join(ws, "pkg/src"), "echo '" + pkg + "' > " + ws + "/package.json && npm test", false},
+		{"a nearer package on disk (npm --prefix, or the nearer one gone, reads the written one)", filepath.Join(ws, "pkg/src"), "echo '" + pkg + "' > " + ws + "/package.json && npm test", true},
 		{"nothing written", filepath.Join(ws, "sub"), "npm test", false},
 	} {
 		j := judgeAt(home, ws, c.dir, c.script)

@@ -263,9 +263,8 @@ type CmdSpec struct {
 	// Translate maps patterns in interpreter code to commands.
 	Translate []Translate `yaml:"translate"`
 	// RunFiles are code the command runs from project files found by
-	// pattern (npm and package.json scripts), the file in the command's
-	// directory or the nearest above it; judged when the same script
-	// wrote the file.
+	// pattern (npm and package.json scripts); every file of that name the
+	// same script wrote is judged.
 	RunFiles []Translate `yaml:"run_files"`
 	// Runs are repository files the command runs as scripts (git hooks);
 	// judged when the same script wrote them.
