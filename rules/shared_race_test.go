@@ -36,9 +36,7 @@ func TestEffectsSharedRace(t *testing.T) {
 	}
 	script := b.String()
 	run := func(workers int) *Judgement {
-		old := maxEffectWorkers
-		maxEffectWorkers = workers
-		defer func() { maxEffectWorkers = old }()
+		defer withEffectWorkers(workers)()
 		set := Builtin() // a fresh set: commands compiled concurrently
 		env := map[string]string{"HOME": home, "TMPDIR": home + "/tmp", "AWS_SECRET_ACCESS_KEY": "s3cr3tAAAAAAAAAAAAAA", "GITHUB_TOKEN": "ghp_0123456789abcdefghij0123456789abcdef"}
 		var environ []string
@@ -74,9 +72,7 @@ func TestEffectsSharedRace(t *testing.T) {
 		}
 	}
 	wj := func(workers int) *Judgement {
-		old := maxEffectWorkers
-		maxEffectWorkers = workers
-		defer func() { maxEffectWorkers = old }()
+		defer withEffectWorkers(workers)()
 		res := &parse.Result{}
 		for _, c := range cmds {
 			res.Commands = append(res.Commands, c.command())

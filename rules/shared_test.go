@@ -48,9 +48,7 @@ func sharedScript(n int) string {
 // caller's that makes its policy on first use is not.
 func judgeShared(t *testing.T, home, ws, script string, workers int, budget *parse.Budget, writable func(string) bool) *Judgement {
 	t.Helper()
-	old := maxEffectWorkers
-	maxEffectWorkers = workers
-	defer func() { maxEffectWorkers = old }()
+	defer withEffectWorkers(workers)()
 	set := Builtin()
 	env := map[string]string{"HOME": home, "TMPDIR": filepath.Join(home, "tmp"), "AWS_SECRET_ACCESS_KEY": "s3cr3t"}
 	var environ []string
@@ -65,6 +63,14 @@ func judgeShared(t *testing.T, home, ws, script string, workers int, budget *par
 	}
 	ctx := &Context{Env: Env{Home: home, Workspace: ws, Environ: environ, Getenv: func(k string) string { return env[k] }, Writable: w}, Report: true}
 	return set.Judge(parse.Parse(script, cfg), ctx)
+}
+
+// withEffectWorkers lets judgements find effects in at most n
+// goroutines until the function it returns is called.
+func withEffectWorkers(n int) (restore func()) {
+	old := maxEffectWorkers
+	maxEffectWorkers = n
+	return func() { maxEffectWorkers = old }
 }
 
 func sharedHome(t *testing.T) (home, ws string) {
