@@ -189,8 +189,18 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 		}
 	}
 	for _, t := range k.RunFiles {
-		for _, path := range w.written(t.File) {
+		for _, path := range w.byName.paths(t.File) {
 			data := w.files[path]
+			// Judged once for its content: the verdict is the script's,
+			// and a script of many packages and many npm runs would
+			// otherwise walk every package's scripts at every run.
+			if ran, ok := w.ran[path]; ok && ran == data {
+				continue
+			}
+			if w.ran == nil {
+				w.ran = map[string]string{}
+			}
+			w.ran[path] = data
 			if strings.Contains(data, Unknown) {
 				w.unknownCode(i)
 				continue
@@ -206,36 +216,49 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 	}
 }
 
-// written are the files named name that the script wrote, wherever it
-// wrote them, in the order of their paths. A tool reads one of them (npm
-// the package.json in its directory or the nearest above it), but which
-// one is beyond the judge: --prefix, -C, a workspace flag, a directory
-// the script made and entered, a nearer file removed or a link to
-// another all change it. Every one is judged.
-func (w *walker) written(name string) []string {
-	var paths []string
-	for path := range w.files {
-		if path == name || strings.HasSuffix(path, "/"+name) {
-			paths = append(paths, path)
-		}
+// writtenNames are the paths of the files a script wrote, by their
+// names folded to lower case (a case-insensitive file system, macOS's
+// or Windows's, gives Package.json to a tool that opens package.json),
+// Windows paths among them.
+type writtenNames map[string][]string
+
+// add records path.
+func (n *writtenNames) add(path string) {
+	if *n == nil {
+		*n = writtenNames{}
 	}
-	slices.Sort(paths)
-	return paths
+	name := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
+	(*n)[name] = append((*n)[name], path)
 }
 
+// paths are the files named name that the script wrote, wherever it
+// wrote them, in the order they were first written. A tool reads one of
+// them (npm the package.json in its directory or the nearest above it),
+// but which one is beyond the judge: --prefix, -C, a workspace flag, a
+// directory the script made and entered, a nearer file removed or a
+// link to another all change it. Every one is judged.
+func (n writtenNames) paths(name string) []string { return n[strings.ToLower(name)] }
+
 // repoTop is the directory of dir or above it that holds a .git (the
-// repository's top, where a tool finds its configuration), else "/" or
-// ".", looked up once per directory and judgement: a long script's
+// repository's top, where a tool finds its configuration), else the
+// root or ".", looked up once per directory and judgement: a long script's
 // thousands of `go test` and `npm test` in one directory asked it each.
 func (w *walker) repoTop(dir string) string {
 	if top, ok := w.tops[dir]; ok {
 		return top
 	}
+	// Up to the root: "/" or "." here, a drive's root (C:\) or a share's
+	// on Windows, where filepath.Dir gives the root back.
 	top := dir
-	for ; top != "/" && top != "."; top = filepath.Dir(top) {
+	for top != "." {
 		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
 			break
 		}
+		up := filepath.Dir(top)
+		if up == top {
+			break
+		}
+		top = up
 	}
 	if w.tops == nil {
 		w.tops = map[string]string{}

@@ -307,6 +307,21 @@ func (w *walker) symlink(st *state, ops []string) {
 	}
 	w.links[linkPath] = filepath.Clean(target)
 	w.madeFile(linkPath)
+	w.sameContent(linkPath, filepath.Clean(target))
+}
+
+// sameContent gives path the content of from when the script wrote it
+// (a copy, a link): a tool that runs a file of path's name (npm's
+// package.json) runs what the script wrote there.
+func (w *walker) sameContent(path, from string) {
+	data, ok := w.files[from]
+	if !ok {
+		return
+	}
+	if _, known := w.files[path]; !known {
+		w.byName.add(path)
+	}
+	w.files[path] = data
 }
 
 // copy records a file copied to a new path (cp SRC DEST): a program run
@@ -327,6 +342,7 @@ func (w *walker) copy(st *state, ops []string) {
 	}
 	w.copies[dest] = src
 	w.madeFile(dest)
+	w.sameContent(dest, src)
 	if len(w.res.Commands) > 0 {
 		w.rewritesReading(len(w.res.Commands)-1, dest)
 	}

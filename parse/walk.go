@@ -26,6 +26,8 @@ type walker struct {
 	in     map[int]*string             // known standard input from a heredoc or file
 	files  map[string]string           // files written earlier in the script, by path
 	tops   map[string]string           // repoTop's answers, by directory
+	byName writtenNames                // the paths of files, by name
+	ran    map[string]string           // run_files judged, by path: the content judged
 	status map[*syntax.BinaryCmd]uint8 // known exit status of an && or || list just walked (1 known, 2 true)
 	links  map[string]string           // symbolic links made earlier, link -> target
 	copies map[string]string           // files copied earlier, copy -> original
@@ -1619,6 +1621,9 @@ func (w *walker) recordWrites(st *state, i int) {
 		}
 		if r.Op == RedirAppend {
 			data = w.files[path] + data
+		}
+		if _, known := w.files[path]; !known {
+			w.byName.add(path)
 		}
 		w.files[path] = w.hold(data)
 		w.madeFile(path)
