@@ -145,7 +145,7 @@ func TestBrokenEditKeepsRules(t *testing.T) {
 	good := w.Current()
 
 	write(t, file, "broken")
-	time.Sleep(4 * Settle)
+	waitRejected(t, f, 1)
 	write(t, file, "broken")
 	time.Sleep(4 * Settle)
 	if w.Current() != good {
@@ -167,10 +167,24 @@ func TestBrokenEditKeepsRules(t *testing.T) {
 	write(t, file, "fixed")
 	waitFor(t, w, f, "fixed")
 	write(t, file, "broken")
+	waitRejected(t, f, 2)
 	time.Sleep(4 * Settle)
 	if n := len(f.rejected()); n != 2 {
 		t.Errorf("after a good load, the error was reported %d times in all, want 2", n)
 	}
+}
+
+// waitRejected waits up to 10 seconds for the n-th rejected load to be
+// reported: a loaded machine (CI's, with other tests beside) can take
+// longer than a few settle times to notice a write.
+func waitRejected(t *testing.T, f *fakeLoader, n int) {
+	t.Helper()
+	for begin := time.Now(); time.Since(begin) < 10*time.Second; time.Sleep(5 * time.Millisecond) {
+		if len(f.rejected()) >= n {
+			return
+		}
+	}
+	t.Fatalf("after 10s %d rejected loads were reported, want %d", len(f.rejected()), n)
 }
 
 func TestDirectoryComesAndGoes(t *testing.T) {
