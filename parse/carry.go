@@ -190,17 +190,12 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 	}
 	for _, t := range k.RunFiles {
 		for _, path := range w.byName.paths(t.File) {
+			// Each at every run: what its scripts do depends on the run
+			// (the variables npm passes on, HOME among them, and the
+			// directory), so a package judged at one run is not judged
+			// for the next. A script of many packages each tested many
+			// times can run out of its budget, and is asked about.
 			data := w.files[path]
-			// Judged once for its content: the verdict is the script's,
-			// and a script of many packages and many npm runs would
-			// otherwise walk every package's scripts at every run.
-			if ran, ok := w.ran[path]; ok && ran == data {
-				continue
-			}
-			if w.ran == nil {
-				w.ran = map[string]string{}
-			}
-			w.ran[path] = data
 			if strings.Contains(data, Unknown) {
 				w.unknownCode(i)
 				continue

@@ -27,7 +27,6 @@ type walker struct {
 	files  map[string]string           // files written earlier in the script, by path
 	tops   map[string]string           // repoTop's answers, by directory
 	byName writtenNames                // the paths of files, by name
-	ran    map[string]string           // run_files judged, by path: the content judged
 	status map[*syntax.BinaryCmd]uint8 // known exit status of an && or || list just walked (1 known, 2 true)
 	links  map[string]string           // symbolic links made earlier, link -> target
 	copies map[string]string           // files copied earlier, copy -> original

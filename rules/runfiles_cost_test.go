@@ -11,28 +11,58 @@ import (
 )
 
 // TestRunFilesManyWrittenCost: every package.json the script wrote is
-// judged when npm runs, but once for its content, not at every npm
-// command: a generated monorepo of 300 harmless packages tested package
-// by package (300 npm test) stays far within the judging budget and is
-// allowed (walked at every run, it unfolded into 90,000 commands and was
-// asked about).
+// judged at every npm run (what its scripts do depends on the run: HOME
+// and the other variables npm passes on, the directory), which a script
+// of many packages each tested in turn multiplies: 40 harmless packages
+// tested one by one (1,600 scripts walked) stay within the judging
+// budget and are allowed; 300 of them tested one by one (90,000) do
+// not, and are asked about, never allowed.
 func TestRunFilesManyWrittenCost(t *testing.T) {
 	home := t.TempDir()
 	ws := filepath.Join(home, "app")
 	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	const n = 300
-	for i := range n {
-		fmt.Fprintf(&b, "mkdir -p p%d && echo '{\"scripts\": {\"test\": \"echo %d\"}}' > p%d/package.json\n", i, i, i)
+	for _, c := range []struct {
+		n    int
+		want rules.Verdict
+	}{{40, rules.Allow}, {300, rules.Ask}} {
+		var b strings.Builder
+		for i := range c.n {
+			fmt.Fprintf(&b, "mkdir -p p%d && echo '{\"scripts\": {\"test\": \"echo %d\"}}' > p%d/package.json\n", i, i, i)
+		}
+		for i := range c.n {
+			fmt.Fprintf(&b, "(cd p%d && npm test)\n", i)
+		}
+		j := judgeAt(home, ws, ws, b.String())
+		if j.Verdict != c.want {
+			t.Errorf("%d harmless package.json files and %d npm test: %v %.200v, want %v", c.n, c.n, j.Verdict, j.Reasons, c.want)
+		}
 	}
-	for i := range n {
-		fmt.Fprintf(&b, "(cd p%d && npm test)\n", i)
+}
+
+// TestRunFilesEveryRun: a package's scripts are judged at every npm run,
+// not once: a harmless run first (its variable names /dev/null) must
+// not stand for the run after it (the variable names the SSH key).
+func TestRunFilesEveryRun(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	j := judgeAt(home, ws, ws, b.String())
-	if j.Verdict != rules.Allow {
-		t.Errorf("%d harmless package.json files and %d npm test: %v %v, want allow", n, n, j.Verdict, j.Reasons)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh/id_rsa"), []byte("key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pkg := `{"scripts": {"test": "cat $F"}}`
+	if j := judgeAt(home, ws, ws, "echo '"+pkg+"' > package.json && export F=/dev/null && npm test"); j.Verdict != rules.Allow {
+		t.Fatalf("the harmless run alone: %v %v, want allow", j.Verdict, j.Reasons)
+	}
+	j := judgeAt(home, ws, ws, "echo '"+pkg+"' > package.json && export F=/dev/null && npm test; export F="+home+"/.ssh/id_rsa; npm test")
+	if j.Verdict == rules.Allow {
+		t.Errorf("the second npm test, which prints the SSH key: allowed, want it asked about or refused")
 	}
 }
 
