@@ -195,44 +195,75 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 			// directory), so a package judged at one run is not judged
 			// for the next. A script of many packages each tested many
 			// times can run out of its budget, and is asked about.
-			data := w.files[path]
-			if strings.Contains(data, Unknown) {
-				w.unknownCode(i)
-				continue
-			}
-			sub := st.newShell(ShellCall{Dialect: POSIX}, "runs "+t.File)
-			for _, m := range t.Pattern.FindAllStringSubmatch(data, -1) {
-				for g := 1; g < len(m); g++ {
-					m[g] = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[g])
+			for _, data := range w.contents(path) {
+				if strings.Contains(data, Unknown) {
+					w.unknownCode(i)
+					continue
 				}
-				w.translate(sub, w.res.Commands[i], t, m)
+				sub := st.newShell(ShellCall{Dialect: POSIX}, "runs "+t.File)
+				for _, m := range t.Pattern.FindAllStringSubmatch(data, -1) {
+					for g := 1; g < len(m); g++ {
+						m[g] = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[g])
+					}
+					w.translate(sub, w.res.Commands[i], t, m)
+				}
 			}
 		}
 	}
+}
+
+// contents are what a tool may read at path, of what the script wrote:
+// what it wrote there, and, when path is a link it made, what it wrote
+// where the link leads (as that file is now, not as it was when the
+// link was made). Both, when both are known: which one a write through
+// the link changed is not followed.
+func (w *walker) contents(path string) []string {
+	var out []string
+	if data, ok := w.files[path]; ok {
+		out = append(out, data)
+	}
+	for hops := 0; hops < 8; hops++ {
+		target, ok := w.links[path]
+		if !ok {
+			break
+		}
+		if data, ok := w.files[target]; ok {
+			out = append(out, data)
+		}
+		path = target
+	}
+	return out
 }
 
 // writtenNames are the paths of the files a script wrote, by their
 // names folded to lower case (a case-insensitive file system, macOS's
 // or Windows's, gives Package.json to a tool that opens package.json),
 // Windows paths among them.
-type writtenNames map[string][]string
-
-// add records path.
-func (n *writtenNames) add(path string) {
-	if *n == nil {
-		*n = writtenNames{}
-	}
-	name := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
-	(*n)[name] = append((*n)[name], path)
+type writtenNames struct {
+	byName map[string][]string
+	seen   map[string]bool
 }
 
-// paths are the files named name that the script wrote, wherever it
-// wrote them, in the order they were first written. A tool reads one of
+// add records path, once.
+func (n *writtenNames) add(path string) {
+	if n.seen[path] {
+		return
+	}
+	if n.seen == nil {
+		n.seen, n.byName = map[string]bool{}, map[string][]string{}
+	}
+	n.seen[path] = true
+	name := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
+	n.byName[name] = append(n.byName[name], path)
+}
+
+// paths are the files named name that the script wrote or linked,
+// wherever, in the order they were first made. A tool reads one of
 // them (npm the package.json in its directory or the nearest above it),
 // but which one is beyond the judge: --prefix, -C, a workspace flag, a
 // directory the script made and entered, a nearer file removed or a
 // link to another all change it. Every one is judged.
-func (n writtenNames) paths(name string) []string { return n[strings.ToLower(name)] }
+func (n *writtenNames) paths(name string) []string { return n.byName[strings.ToLower(name)] }
 
 // repoTop is the directory of dir or above it that holds a .git (the
 // repository's top, where a tool finds its configuration), else the

@@ -307,20 +307,19 @@ func (w *walker) symlink(st *state, ops []string) {
 	}
 	w.links[linkPath] = filepath.Clean(target)
 	w.madeFile(linkPath)
-	w.sameContent(linkPath, filepath.Clean(target))
+	// Found by its name, read through ([walker.contents]).
+	w.byName.add(linkPath)
 }
 
 // sameContent gives path the content of from when the script wrote it
-// (a copy, a link): a tool that runs a file of path's name (npm's
-// package.json) runs what the script wrote there.
+// (a copy): a tool that runs a file of path's name (npm's package.json)
+// runs what the script wrote there.
 func (w *walker) sameContent(path, from string) {
 	data, ok := w.files[from]
 	if !ok {
 		return
 	}
-	if _, known := w.files[path]; !known {
-		w.byName.add(path)
-	}
+	w.byName.add(path)
 	w.files[path] = data
 }
 

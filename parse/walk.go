@@ -26,7 +26,7 @@ type walker struct {
 	in     map[int]*string             // known standard input from a heredoc or file
 	files  map[string]string           // files written earlier in the script, by path
 	tops   map[string]string           // repoTop's answers, by directory
-	byName writtenNames                // the paths of files, by name
+	byName writtenNames                // the paths of files written or linked, by name
 	status map[*syntax.BinaryCmd]uint8 // known exit status of an && or || list just walked (1 known, 2 true)
 	links  map[string]string           // symbolic links made earlier, link -> target
 	copies map[string]string           // files copied earlier, copy -> original
@@ -1621,9 +1621,7 @@ func (w *walker) recordWrites(st *state, i int) {
 		if r.Op == RedirAppend {
 			data = w.files[path] + data
 		}
-		if _, known := w.files[path]; !known {
-			w.byName.add(path)
-		}
+		w.byName.add(path)
 		w.files[path] = w.hold(data)
 		w.madeFile(path)
 		w.rewritesReading(i, path)

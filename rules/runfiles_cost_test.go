@@ -68,7 +68,8 @@ func TestRunFilesEveryRun(t *testing.T) {
 
 // TestRunFilesWrittenOtherwise: a package.json the script made by
 // copying or linking a file it wrote is judged when npm runs it, as one
-// written with > is. (Moved with mv or written by tee it is not: the
+// written with > is; a link, with what its target holds when npm runs,
+// not when the link was made. (Moved with mv or written by tee it is not: the
 // judge knows a file's content from redirections, cp and ln only.)
 func TestRunFilesWrittenOtherwise(t *testing.T) {
 	home := t.TempDir()
@@ -81,6 +82,8 @@ func TestRunFilesWrittenOtherwise(t *testing.T) {
 		"echo '" + pkg + "' > package.json && npm test", // denied: the control
 		"echo '" + pkg + "' > a.json && cp a.json package.json && npm test",
 		"echo '" + pkg + "' > a.json && ln -s a.json package.json && npm test",
+		"echo '{}' > a.json && ln -s a.json package.json && echo '" + pkg + "' > a.json && npm test",
+		"mkdir -p d && echo '" + pkg + "' > d/a.json && ln -s d/a.json package.json && npm test",
 	} {
 		if j := judgeAt(home, ws, ws, s); j.Verdict != rules.Deny {
 			t.Errorf("%s: %v %v, want deny (the package's test sends a credential)", s, j.Verdict, j.Categories)
