@@ -183,7 +183,7 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 			break
 		}
 		path := filepath.Join(top, r)
-		if data, written := w.files[path]; written {
+		for _, data := range w.contents(path) {
 			sub := st.newShell(ShellCall{Dialect: dialectOf(data, POSIX), Arg0: path}, "runs "+r)
 			w.code(sub, i, data)
 		}
