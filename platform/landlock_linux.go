@@ -849,7 +849,13 @@ func maskFiles(files, vanish []string) error {
 		unix.Unmount("/tmp", unix.MNT_DETACH)
 		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
 	}
+	var cover unix.Stat_t
+	err = unix.Fstat(fd, &cover)
 	unix.Close(fd)
+	if err != nil {
+		unix.Unmount("/tmp", unix.MNT_DETACH)
+		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
+	}
 	for i, f := range files {
 		target := "/proc/self/fd/" + strconv.Itoa(fds[i])
 		if err := unix.Mount(empty, target, "", unix.MS_BIND, ""); err != nil && !gone(f, err) {
@@ -862,11 +868,26 @@ func maskFiles(files, vanish []string) error {
 		return fmt.Errorf("cannot unmount the empty file's tmpfs: %w", err)
 	}
 	for _, f := range files {
-		if err := remountReadOnly(f); err != nil && !gone(f, err) {
+		if err := remountReadOnly(f); err != nil && !gone(f, err) && !uncovered(f, vanish, &cover) {
 			return err
 		}
 	}
 	return nil
+}
+
+// uncovered reports whether f, one of vanish, no longer holds the cover
+// laid over it because the host removed or replaced it since (a test's
+// or a server's socket in /tmp): removing the file on the host takes off
+// the mounts on it in every namespace, and what is there now, if
+// anything, came after the policy, like any socket made since. A cover
+// still in place that cannot be made read-only is an error.
+func uncovered(f string, vanish []string, cover *unix.Stat_t) bool {
+	if !slices.Contains(vanish, f) {
+		return false
+	}
+	var st unix.Stat_t
+	err := unix.Lstat(f, &st)
+	return err != nil || st.Dev != cover.Dev || st.Ino != cover.Ino
 }
 
 // filterFiles lays over each filtered credential file of entries
