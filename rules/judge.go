@@ -130,9 +130,14 @@ type scriptHead struct {
 
 func (j *judging) run() {
 	j.effects = make([][]Effect, len(j.res.Commands))
+	var p parse.Problem
+	var late bool
 	if workers := effectWorkers(len(j.res.Commands)); workers > 1 {
-		j.effectsShared(workers)
-	} else if p, late := j.effectsOf(&j.ctx.Env, 0, len(j.res.Commands), nil); late {
+		p, late = j.effectsShared(workers)
+	} else {
+		p, late = j.effectsOf(&j.ctx.Env, 0, len(j.res.Commands), nil)
+	}
+	if late {
 		// Out of time: what is left is not judged, and asked about.
 		j.apply(Effect{Kind: "over-budget", Cmd: -1, Raw: p.String(), Class: ClassNone})
 	}
@@ -217,7 +222,8 @@ func effectWorkers(n int) int {
 }
 
 // effectsShared is effectsOf for all commands, in workers goroutines of
-// consecutive ranges. A command's effects depend on the command, the one
+// consecutive ranges, and reports as it does when the judgement ran out
+// of time. A command's effects depend on the command, the one
 // it reads from and what the disk and the environment's functions say,
 // never on other commands' effects, so the order they are found in
 // changes nothing. Each worker has its environment's answers of its own
@@ -226,60 +232,61 @@ func effectWorkers(n int) int {
 // Brokered may make the sandbox's policy on first use) are called one
 // at a time, Getenv being a lookup. The paths shown as first written
 // (Windows) stay those of the earliest command.
-func (j *judging) effectsShared(workers int) {
+func (j *judging) effectsShared(workers int) (parse.Problem, bool) {
+	own := j.ctx.Env
 	var mu sync.Mutex
-	writableOwn, brokeredOwn := j.ctx.Env.Writable, j.ctx.Env.Brokered
-	writable, brokered := serialized(&mu, writableOwn), serialized(&mu, brokeredOwn)
+	j.ctx.Env.Writable, j.ctx.Env.Brokered = serialized(&mu, own.Writable), serialized(&mu, own.Brokered)
+	defer func() { j.ctx.Env.Writable, j.ctx.Env.Brokered = own.Writable, own.Brokered }()
 	// The first worker keeps the judgement's own answers; the others'
 	// are adopted after, for what the rest of the judgement asks again
 	// (flows, the report).
-	envs := make([]*Env, workers)
-	late := make([]parse.Problem, workers)
-	isLate := make([]bool, workers)
+	envs := []*Env{&j.ctx.Env}
+	for range workers - 1 {
+		f := j.ctx.Env.fresh()
+		envs = append(envs, &f)
+	}
+	type outcome struct {
+		late   parse.Problem
+		isLate bool
+		panic  any
+	}
+	outs := make([]outcome, workers)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	n := len(j.res.Commands)
-	for w := range workers {
-		if w == 0 {
-			envs[w] = &j.ctx.Env
-		} else {
-			f := j.ctx.Env.fresh()
-			envs[w] = &f
-		}
-	}
-	// A worker's panic (a bug) is the judgement's, raised again on its
-	// own goroutine once all have stopped: the caller recovers it there
-	// and refuses the command, where a goroutine's would end the process.
-	panics := make([]any, workers)
-	for w := range workers {
-		envs[w].Writable, envs[w].Brokered = writable, brokered
+	for w, e := range envs {
 		wg.Go(func() {
+			// A worker's panic (a bug) is the judgement's, raised
+			// again on its own goroutine below: the caller recovers it
+			// there and refuses the command, where a goroutine's would
+			// end the process.
 			defer func() {
 				if p := recover(); p != nil {
-					panics[w] = p
+					outs[w].panic = p
 					stop.Store(true)
 				}
 			}()
-			late[w], isLate[w] = j.effectsOf(envs[w], n*w/workers, n*(w+1)/workers, &stop)
-			if isLate[w] {
+			outs[w].late, outs[w].isLate = j.effectsOf(e, n*w/workers, n*(w+1)/workers, &stop)
+			if outs[w].isLate {
 				stop.Store(true)
 			}
 		})
 	}
 	wg.Wait()
-	j.ctx.Env.Writable, j.ctx.Env.Brokered = writableOwn, brokeredOwn
-	for _, p := range panics {
-		if p != nil {
-			panic(p)
+	for _, o := range outs {
+		if o.panic != nil {
+			panic(o.panic)
 		}
 	}
 	for _, e := range envs[1:] {
-		j.ctx.Env.adopt(e)
+		j.ctx.Env.adopt(&e.answers)
 	}
-	if i := slices.Index(isLate, true); i >= 0 {
-		// Out of time: what is left is not judged, and asked about.
-		j.apply(Effect{Kind: "over-budget", Cmd: -1, Raw: late[i].String(), Class: ClassNone})
+	for _, o := range outs {
+		if o.isLate {
+			return o.late, true
+		}
 	}
+	return parse.Problem{}, false
 }
 
 // serialized is f called under mu, or nil for nil.

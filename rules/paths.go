@@ -84,9 +84,14 @@ type Env struct {
 	// it is no secret to the judge. Nil: every credential variable is.
 	Brokered func(name string) bool
 
-	msys  bool              // the command is Git Bash's: /c/x is C:\x
-	shown map[string]string // Windows paths as first written, by canonical form
+	msys bool // the command is Git Bash's: /c/x is C:\x (see [Env.of])
+	answers
+}
 
+// answers are what one judgement found out and keeps, each as of its
+// first look.
+type answers struct {
+	shown   map[string]string        // Windows paths as first written, by canonical form
 	sets    map[sliceKey]*pathSet    // compiled class entries, by their slice
 	wsSets  map[sliceKey]*wsEntrySet // workspace entries taken apart, by their slice
 	classes map[string]string        // classify's answers, by path
@@ -111,25 +116,24 @@ func (e *Env) of(c *parse.Command) {
 // judgement of its own (see [judging.effectsShared]).
 func (e *Env) fresh() Env {
 	f := *e
-	f.msys, f.shown = false, nil
-	f.sets, f.wsSets, f.classes, f.paths, f.dirs, f.stats, f.lstats, f.creds = nil, nil, nil, nil, nil, nil, nil, nil
+	f.msys, f.answers = false, answers{}
 	return f
 }
 
-// adopt takes the answers o has that e has not (o's judgement of its own
-// came after [Env.fresh]): what the rest of the judgement asks again is
-// answered as o answered it, and the paths shown as first written
+// adopt takes the answers o has that a has not (o's judgement of its
+// own came after [Env.fresh]): what the rest of the judgement asks again
+// is answered as o answered it, and the paths shown as first written
 // ([Env.Show]) stay the first ones when o judged later commands.
-func (e *Env) adopt(o *Env) {
-	adoptAnswers(&e.shown, o.shown)
-	adoptAnswers(&e.sets, o.sets)
-	adoptAnswers(&e.wsSets, o.wsSets)
-	adoptAnswers(&e.classes, o.classes)
-	adoptAnswers(&e.paths, o.paths)
-	adoptAnswers(&e.dirs, o.dirs)
-	adoptAnswers(&e.stats, o.stats)
-	adoptAnswers(&e.lstats, o.lstats)
-	adoptAnswers(&e.creds, o.creds)
+func (a *answers) adopt(o *answers) {
+	adoptAnswers(&a.shown, o.shown)
+	adoptAnswers(&a.sets, o.sets)
+	adoptAnswers(&a.wsSets, o.wsSets)
+	adoptAnswers(&a.classes, o.classes)
+	adoptAnswers(&a.paths, o.paths)
+	adoptAnswers(&a.dirs, o.dirs)
+	adoptAnswers(&a.stats, o.stats)
+	adoptAnswers(&a.lstats, o.lstats)
+	adoptAnswers(&a.creds, o.creds)
 }
 
 // adoptAnswers adds to *dst the entries of src whose keys it lacks.
