@@ -174,18 +174,14 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || len(w.files) == 0 {
 		return
 	}
-	top := ""
 	if len(k.Runs) > 0 && st.dir != "" {
-		top = w.repoTop(st.dir)
-	}
-	for _, r := range k.Runs {
-		if top == "" {
-			break
-		}
-		path := filepath.Join(top, r)
-		for _, data := range w.contents(path) {
-			sub := st.newShell(ShellCall{Dialect: dialectOf(data, POSIX), Arg0: path}, "runs "+r)
-			w.code(sub, i, data)
+		top := w.repoTop(st.dir)
+		for _, r := range k.Runs {
+			path := filepath.Join(top, r)
+			for _, data := range w.contents(path) {
+				sub := st.newShell(ShellCall{Dialect: dialectOf(data, POSIX), Arg0: path}, "runs "+r)
+				w.code(sub, i, data)
+			}
 		}
 	}
 	for _, t := range k.RunFiles {

@@ -880,14 +880,17 @@ func maskFiles(files, vanish []string) error {
 // or a server's socket in /tmp): removing the file on the host takes off
 // the mounts on it in every namespace, and what is there now, if
 // anything, came after the policy, like any socket made since. A cover
-// still in place that cannot be made read-only is an error.
+// still in place that cannot be made read-only, or a path that cannot
+// be looked at, is an error.
 func uncovered(f string, vanish []string, cover *unix.Stat_t) bool {
 	if !slices.Contains(vanish, f) {
 		return false
 	}
 	var st unix.Stat_t
-	err := unix.Lstat(f, &st)
-	return err != nil || st.Dev != cover.Dev || st.Ino != cover.Ino
+	if err := unix.Lstat(f, &st); err != nil {
+		return errors.Is(err, unix.ENOENT)
+	}
+	return st.Dev != cover.Dev || st.Ino != cover.Ino
 }
 
 // filterFiles lays over each filtered credential file of entries

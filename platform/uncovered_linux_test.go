@@ -26,6 +26,7 @@ func TestUncovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone := filepath.Join(dir, "gone")
+
 	for _, c := range []struct {
 		name, f string
 		vanish  []string
@@ -35,6 +36,7 @@ func TestUncovered(t *testing.T) {
 		{"replaced", other, []string{other}, true},
 		{"still covered", cover, []string{cover}, false},
 		{"not one that may vanish", other, nil, false},
+		{"a path that cannot be looked at", "a\x00b", []string{"a\x00b"}, false},
 	} {
 		if got := uncovered(c.f, c.vanish, &st); got != c.want {
 			t.Errorf("%s: uncovered = %v, want %v", c.name, got, c.want)

@@ -73,7 +73,17 @@ func withEffectWorkers(n int) (restore func()) {
 	return func() { maxEffectWorkers = old }
 }
 
-func sharedHome(t *testing.T) (home, ws string) {
+// scratchWrites is n commands that each write a scratch file of their
+// own, each of which the sandbox's Writable is asked about.
+func scratchWrites(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "true > $TMPDIR/f%d\n", i)
+	}
+	return b.String()
+}
+
+func sharedHome(t testing.TB) (home, ws string) {
 	home = t.TempDir()
 	ws = filepath.Join(home, "app")
 	for _, d := range []string{"app/.git/hooks", "app/sub", ".ssh", ".aws", "tmp"} {
@@ -132,10 +142,6 @@ func TestEffectsSharedOverBudget(t *testing.T) {
 	// Each command writes a scratch file of its own, and the sandbox is
 	// asked about each: slowly, so that the effects outlast the budget
 	// the walk stays well within.
-	var b strings.Builder
-	for i := range 1200 {
-		fmt.Fprintf(&b, "true > $TMPDIR/f%d\n", i)
-	}
 	slow := func(p string) bool {
 		time.Sleep(2 * time.Millisecond)
 		return true
@@ -144,7 +150,7 @@ func TestEffectsSharedOverBudget(t *testing.T) {
 	budget.Time = 400 * time.Millisecond
 	for _, workers := range []int{1, 4} {
 		start := time.Now()
-		j := judgeShared(t, home, ws, b.String(), workers, &budget, slow)
+		j := judgeShared(t, home, ws, scratchWrites(1200), workers, &budget, slow)
 		if j.Verdict == Allow {
 			t.Errorf("%d workers: allowed after running out of time", workers)
 		}
@@ -164,10 +170,6 @@ func TestEffectsSharedOverBudget(t *testing.T) {
 func TestEffectsSharedPanic(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	home, ws := sharedHome(t)
-	var b strings.Builder
-	for i := range 1200 {
-		fmt.Fprintf(&b, "true > $TMPDIR/f%d\n", i)
-	}
 	calls := 0
 	buggy := func(p string) bool {
 		if calls++; calls == 900 {
@@ -177,7 +179,7 @@ func TestEffectsSharedPanic(t *testing.T) {
 	}
 	recovered := func() (p any) {
 		defer func() { p = recover() }()
-		judgeShared(t, home, ws, b.String(), 4, nil, buggy)
+		judgeShared(t, home, ws, scratchWrites(1200), 4, nil, buggy)
 		return nil
 	}()
 	if recovered != "a bug" {
