@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"github.com/cordonsh/cordon/internal/repotop"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/config"
-	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 )
@@ -165,7 +165,7 @@ func TestNewProject(t *testing.T) {
 	if err != nil {
 		t.Skipf("no directory to make outside scratch space: %v", err)
 	}
-	if gitstate.TopLevel(home) != "" {
+	if repotop.Find(home) != "" {
 		os.RemoveAll(home)
 		t.Skip("the home directory is in a git repository")
 	}

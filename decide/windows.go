@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/internal/repotop"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -154,7 +155,7 @@ func windowsWorkspace(dir, home string, getenv func(string) string, foreign bool
 		return ""
 	}
 	if !foreign {
-		if top := gitstate.TopLevel(ws); top != "" {
+		if top := repotop.Find(ws); top != "" {
 			ws = top
 		}
 	}

@@ -2,6 +2,7 @@ package decide
 
 import (
 	"fmt"
+	"github.com/cordonsh/cordon/internal/repotop"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"github.com/cordonsh/cordon/internal/atomicfile"
 
 	"github.com/cordonsh/cordon/config"
-	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
@@ -69,7 +69,7 @@ func chooseWorkspaceWith(notWorkspace []string, dir, home string, named []string
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	if top := gitstate.TopLevel(dir); top != "" && !refused(top, home) {
+	if top := repotop.Find(dir); top != "" && !refused(top, home) {
 		c.Dir, c.Why = top, "the top level of the git repository"
 	}
 	if d, entry := namedWorkspace(dir, home, named, refused); d != "" && len(d) > len(c.Dir) {

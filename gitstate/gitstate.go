@@ -51,20 +51,6 @@ type Host struct {
 	Dir string
 }
 
-// TopLevel returns the top-level directory of the repository containing
-// dir, found by looking for .git without running git, or "" when dir is
-// not in a repository.
-func TopLevel(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if d == "/" || d == "." || d == "" || filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
 // timeout bounds one git query: a huge repository or a hung file system
 // makes the state unknown (which asks) instead of hanging the shim.
 const timeout = 3 * time.Second

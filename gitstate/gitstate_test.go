@@ -1,6 +1,7 @@
 package gitstate
 
 import (
+	"github.com/cordonsh/cordon/internal/repotop"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,7 @@ func TestRepo(t *testing.T) {
 	write("x.log", "l")
 	run("remote", "add", "origin", dir)
 
-	if got := TopLevel(filepath.Join(dir, "notes")); got != dir {
+	if got := repotop.Find(filepath.Join(dir, "notes")); got != dir {
 		t.Errorf("TopLevel = %q, want %q", got, dir)
 	}
 	r := &Repo{Top: dir, Env: env, Host: testHost(t)}

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"github.com/cordonsh/cordon/internal/repotop"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,8 +175,11 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || len(w.files) == 0 {
 		return
 	}
+	top := "" // (outside a repository, git runs no hooks)
 	if len(k.Runs) > 0 && st.dir != "" {
-		top := w.repoTop(st.dir)
+		top = w.repoTop(st.dir)
+	}
+	if top != "" {
 		for _, r := range k.Runs {
 			path := filepath.Join(top, r)
 			for _, data := range w.contents(path) {
@@ -261,27 +265,14 @@ func (n *writtenNames) add(path string) {
 // link to another all change it. Every one is judged.
 func (n *writtenNames) paths(name string) []string { return n.byName[strings.ToLower(name)] }
 
-// repoTop is the directory of dir or above it that holds a .git (the
-// repository's top, where a tool finds its configuration), else the
-// root or ".", looked up once per directory and judgement: a long script's
-// thousands of `go test` and `npm test` in one directory asked it each.
+// repoTop is [repotop.Find] of dir, looked up once per directory and
+// judgement: a long script's thousands of `go test` and `npm test` in
+// one directory asked it each.
 func (w *walker) repoTop(dir string) string {
 	if top, ok := w.tops[dir]; ok {
 		return top
 	}
-	// Up to the root: "/" or "." here, a drive's root (C:\) or a share's
-	// on Windows, where filepath.Dir gives the root back.
-	top := dir
-	for top != "." {
-		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
-			break
-		}
-		up := filepath.Dir(top)
-		if up == top {
-			break
-		}
-		top = up
-	}
+	top := repotop.Find(dir)
 	if w.tops == nil {
 		w.tops = map[string]string{}
 	}
