@@ -1,0 +1,6 @@
+//go:build !race
+
+package rules
+
+// RaceDetector: see race_on_test.go.
+const RaceDetector = false
