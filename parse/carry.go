@@ -238,24 +238,17 @@ func (w *walker) contents(path string) []string {
 // writtenNames are the paths of the files a script wrote, by their
 // names folded to lower case (a case-insensitive file system, macOS's
 // or Windows's, gives Package.json to a tool that opens package.json),
-// Windows paths among them.
+// Windows paths among them. They are indexed when first asked for: a
+// long script that writes thousands of files mostly never asks.
 type writtenNames struct {
-	byName map[string][]string
-	seen   map[string]bool
+	added   []string // every path added, in order
+	indexed int      // how many of added are in byName
+	byName  map[string][]string
+	seen    map[string]bool
 }
 
-// add records path, once.
-func (n *writtenNames) add(path string) {
-	if n.seen[path] {
-		return
-	}
-	if n.seen == nil {
-		n.seen, n.byName = map[string]bool{}, map[string][]string{}
-	}
-	n.seen[path] = true
-	name := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
-	n.byName[name] = append(n.byName[name], path)
-}
+// add records path.
+func (n *writtenNames) add(path string) { n.added = append(n.added, path) }
 
 // paths are the files named name that the script wrote or linked,
 // wherever, in the order they were first made. A tool reads one of
@@ -263,7 +256,21 @@ func (n *writtenNames) add(path string) {
 // but which one is beyond the judge: --prefix, -C, a workspace flag, a
 // directory the script made and entered, a nearer file removed or a
 // link to another all change it. Every one is judged.
-func (n *writtenNames) paths(name string) []string { return n.byName[strings.ToLower(name)] }
+func (n *writtenNames) paths(name string) []string {
+	for ; n.indexed < len(n.added); n.indexed++ {
+		path := n.added[n.indexed]
+		if n.seen[path] {
+			continue
+		}
+		if n.seen == nil {
+			n.seen, n.byName = map[string]bool{}, map[string][]string{}
+		}
+		n.seen[path] = true
+		name := strings.ToLower(path[strings.LastIndexAny(path, `/\`)+1:])
+		n.byName[name] = append(n.byName[name], path)
+	}
+	return n.byName[strings.ToLower(name)]
+}
 
 // repoTop is [repotop.Find] of dir, looked up once per directory and
 // judgement: a long script's thousands of `go test` and `npm test` in
