@@ -67,6 +67,9 @@ type Config struct {
 	Delayed, Core bool
 	// Budget bounds the judgement's work; nil means [DefaultBudget].
 	Budget *Budget
+	// aheadFrom is the size from which a script is parsed ahead (see
+	// ahead.go); 0 means [aheadFrom]. Tests set it.
+	aheadFrom int
 
 	// CommandLine decodes a Windows command line (cmd.exe's or
 	// PowerShell's, program first) found in a script; nil means nested

@@ -125,75 +125,18 @@ func render(res *Result) string {
 	return strings.Join(lines, "\n")
 }
 
-func TestParse(t *testing.T) {
+// parseDir makes TestParse's directory: a script file and a
+// subdirectory.
+func parseDir(t *testing.T) string {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("#!/bin/sh\nrm -rf \"$1\"\n"), 0o755)
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-	tests := []struct {
-		name, script, want string
-	}{
-		{"simple", "ls -la", "ls -la"},
-		{"list-and-pipe", "a && b || c; d | e", "a\nb\nc\nd\ne"},
-		{"quotes-joined", `r''m -r"f" '/x'`, "rm -rf /x"},
-		{"ansi-c", `$'\x72\x6d' -rf /x`, "rm -rf /x"},
-		{"ifs", `rm${IFS}-rf${IFS}/x`, "rm -rf /x"},
-		{"braces", `{rm,-rf,/x}`, "rm -rf /x"},
-		{"tilde", `rm -rf ~/x`, "rm -rf /home/dev/x"},
-		{"unset-is-empty", `rm -rf "$OUTPUT/root"`, "rm -rf /root"},
-		{"default", `rm -rf "${OUT:-/tmp}/x"`, "rm -rf /tmp/x"},
-		{"abort-colon-question", "rm -rf \"${OUT:?}/x\"\nrm y", "problem 1: the shell stops here: OUT: parameter null or not set; nothing after it runs"},
-		{"set-u-aborts", "set -u\necho $NOPE\nrm y", "set -u\nproblem 1: the shell stops here: NOPE: unbound variable; nothing after it runs"},
-		{"variables", `X=rm; Y=/x; $X -rf $Y`, "rm -rf /x"},
-		{"array", `a=(rm -rf /x); "${a[@]}"`, "rm -rf /x"},
-		{"cmdsubst-known", `$(echo rm) -rf /x`, "echo rm <- $(...)\nrm -rf /x"},
-		{"cmdsubst-unknown", `rm -rf "$(ls)"`, "ls <- $(...)\nrm -rf ?"},
-		{"random-unknown", `rm -rf /tmp/$RANDOM`, "rm -rf /tmp/?"},
-		{"cd-tracked", "cd sub && touch f", "cd sub\ntouch f"},
-		{"nested-bash", `bash -c "sh -c 'rm -rf /x'"`, "bash -c sh -c 'rm -rf /x'\nsh -c rm -rf /x <- bash -c\nrm -rf /x <- bash -c | sh -c"},
-		{"positional", `sh -c 'rm -rf "$1"' sh /x`, "sh -c rm -rf \"$1\" sh /x\nrm -rf /x <- sh -c"},
-		{"eval", `eval "rm -rf /x"`, "eval rm -rf /x\nrm -rf /x <- eval"},
-		{"eval-unknown", `eval "$(cat f)"`, "cat f <- $(...)\neval ? !code"},
-		{"base64-pipe", `echo cm0gLXJmIC94 | base64 -d | sh`, "echo cm0gLXJmIC94\nbase64 -d\nsh\nrm -rf /x <- sh <stdin"},
-		{"rev-pipe", `echo 'x/ fr- mr' | rev | bash`, "echo x/ fr- mr\nrev\nbash\nrm -rf /x <- bash <stdin"},
-		{"curl-pipe-unknown", `curl -s https://x | sh`, "curl -s https://x\nsh !code"},
-		{"heredoc-sh", "sh <<EOF\nrm -rf /x\nEOF", "sh\nrm -rf /x <- sh <stdin"},
-		{"herestring", `bash <<< 'rm -rf /x'`, "bash\nrm -rf /x <- bash <stdin"},
-		{"procsubst-source", `source <(echo 'rm -rf /x')`, "echo rm -rf /x <- <(...)\nsource /dev/fd/63\nrm -rf /x <- source /dev/fd/63"},
-		{"sudo", `sudo -u root rm -rf /x`, "sudo -u root rm -rf /x\nrm -rf /x <- sudo !priv"},
-		{"env-assign-chdir", `env -C /tmp A=1 rm -rf x`, "env -C /tmp A=1 rm -rf x\nrm -rf x <- env"},
-		{"env-split", `env -S 'rm -rf /x'`, "env -S rm -rf /x\nrm -rf /x <- env"},
-		{"timeout", `timeout -s 9 5 rm -rf /x`, "timeout -s 9 5 rm -rf /x\nrm -rf /x <- timeout"},
-		{"xargs-known", `echo /x | xargs rm -rf`, "echo /x\nxargs rm -rf\nrm -rf /x <- xargs"},
-		{"xargs-unknown", `ls | xargs rm`, "ls\nxargs rm\nrm ? <- xargs"},
-		{"find-exec", `find . -name '*.o' -exec rm {} +`, "find . -name *.o -exec rm {} +\nrm ? <- find -exec"},
-		{"function", `f() { rm -rf "$1"; }; f /x`, "f /x\nrm -rf /x <- f()"},
-		{"alias", "shopt -s expand_aliases\nalias x='rm -rf'\nx /x", "shopt -s expand_aliases\nalias x=rm -rf\nx /x\nrm -rf /x <- alias x"},
-		{"alias-not-expanded-in-bash-scripts", "alias x='rm -rf'\nx /x", "alias x=rm -rf\nx /x"},
-		{"false-and", "false && rm -rf /x; true || rm -rf /y", "false\ntrue"},
-		{"for-loop", `for d in /a /b; do rm -rf "$d"; done`, "rm -rf /a\nrm -rf /b"},
-		{"script-file", `bash run.sh /x`, "bash run.sh /x\nrm -rf /x <- bash run.sh"},
-		{"script-by-path", `./run.sh /x`, "./run.sh /x\nrm -rf /x <- script ./run.sh"},
-		{"written-then-run", "echo 'rm -rf /x' > t.sh; sh t.sh", "echo rm -rf /x >1:t.sh\nsh t.sh\nrm -rf /x <- sh t.sh"},
-		{"python", `python3 -c "import shutil; shutil.rmtree('/x')"`, "python3 -c import shutil; shutil.rmtree('/x')\nrm -rf /x <- python3"},
-		{"python-system", `python3 -c "import os; os.system('rm -rf /x')"`, "python3 -c import os; os.system('rm -rf /x')\nrm -rf /x <- python3"},
-		{"git-alias", `git -c 'alias.x=!rm -rf /x' x`, "git -c alias.x=!rm -rf /x x\nrm -rf /x <- git -c"},
-		{"redirects", `echo a > out.txt 2>&1 < in.txt`, "echo a >1:out.txt >0:in.txt"},
-		{"env-code", `GIT_EDITOR='rm -rf /x' git commit`, "GIT_EDITOR=rm -rf /x\nrm -rf /x <- $GIT_EDITOR\ngit commit"},
-		{"exit-in-branch-goes-on", "[ -n \"$1\" ] && exit 0; rm -rf /x", "[ -n  ]\nexit 0\nrm -rf /x"},
-		{"known-test-skips-branch", "[ -n \"$X\" ] && rm -rf \"$X/root\"; [ -z \"$X\" ] || rm /a; [ \"$X\" = y ] && rm /b; rm /c", "[ -n  ]\n[ -z  ]\n[  = y ]\nrm /c"},
-		{"known-test-takes-branch", "[ -z \"$X\" ] && rm /a; [ 1 -eq 2 ] || rm /b; if [[ $X == y* ]]; then rm /c; elif [ -n x ]; then rm /d; else rm /e; fi", "[ -z  ]\nrm /a\n[ 1 -eq 2 ]\nrm /b\n[ -n x ]\nrm /d"},
-		{"unknown-test-both", "[ -n \"$BASH_VERSION\" ] || rm /a; [ -n \"$(cat f)\" ] && rm /b; [ -n \"$1\" ] || rm /c", "[ -n ? ]\nrm /a\ncat f <- $(...)\n[ -n ? ]\nrm /b\n[ -n  ]\nrm /c"},
-		{"exit-in-if-goes-on", "if false; then exit; fi; rm -rf /x", "false\nexit\nrm -rf /x"},
-		{"exit-in-pipe-goes-on", "exit | cat; rm -rf /x", "exit\ncat\nrm -rf /x"},
-		{"return-in-function", "f() { return; rm /a; }; f; rm /b", "f\nreturn <- f()\nrm /b"},
-		{"bare-exec-goes-on", "exec 2>/dev/null; rm -rf /x", "exec >1:/dev/null\nrm -rf /x"},
-		{"cd-in-branch-unknown", "if true; then cd /; fi; rm -rf ./x", "true\ncd /\nrm -rf ./x"},
-		{"echo-e-escapes", `echo -e '\x72m -rf /x' | bash`, "echo -e \\x72m -rf /x\nbash\nrm -rf /x <- bash <stdin"},
-		{"exit-stops", "exit 0\nrm -rf /x", "exit 0"},
-		{"syntax-error-runs-before", "rm a\nif then", "rm a\nproblem 0: bash does not parse: `if` must be followed by a statement list"},
-		{"scary-words-are-data", `grep -rn "rm -rf /" .`, "grep -rn rm -rf / ."},
-	}
-	for _, tt := range tests {
+	return dir
+}
+
+func TestParse(t *testing.T) {
+	dir := parseDir(t)
+	for _, tt := range parseCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got := render(Parse(tt.script, testConfig(dir)))
 			if got != tt.want {
@@ -201,6 +144,73 @@ func TestParse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseCases are TestParse's scripts (in parseDir), and how each is
+// rendered.
+var parseCases = []struct {
+	name, script, want string
+}{
+	{"simple", "ls -la", "ls -la"},
+	{"list-and-pipe", "a && b || c; d | e", "a\nb\nc\nd\ne"},
+	{"quotes-joined", `r''m -r"f" '/x'`, "rm -rf /x"},
+	{"ansi-c", `$'\x72\x6d' -rf /x`, "rm -rf /x"},
+	{"ifs", `rm${IFS}-rf${IFS}/x`, "rm -rf /x"},
+	{"braces", `{rm,-rf,/x}`, "rm -rf /x"},
+	{"tilde", `rm -rf ~/x`, "rm -rf /home/dev/x"},
+	{"unset-is-empty", `rm -rf "$OUTPUT/root"`, "rm -rf /root"},
+	{"default", `rm -rf "${OUT:-/tmp}/x"`, "rm -rf /tmp/x"},
+	{"abort-colon-question", "rm -rf \"${OUT:?}/x\"\nrm y", "problem 1: the shell stops here: OUT: parameter null or not set; nothing after it runs"},
+	{"set-u-aborts", "set -u\necho $NOPE\nrm y", "set -u\nproblem 1: the shell stops here: NOPE: unbound variable; nothing after it runs"},
+	{"variables", `X=rm; Y=/x; $X -rf $Y`, "rm -rf /x"},
+	{"array", `a=(rm -rf /x); "${a[@]}"`, "rm -rf /x"},
+	{"cmdsubst-known", `$(echo rm) -rf /x`, "echo rm <- $(...)\nrm -rf /x"},
+	{"cmdsubst-unknown", `rm -rf "$(ls)"`, "ls <- $(...)\nrm -rf ?"},
+	{"random-unknown", `rm -rf /tmp/$RANDOM`, "rm -rf /tmp/?"},
+	{"cd-tracked", "cd sub && touch f", "cd sub\ntouch f"},
+	{"nested-bash", `bash -c "sh -c 'rm -rf /x'"`, "bash -c sh -c 'rm -rf /x'\nsh -c rm -rf /x <- bash -c\nrm -rf /x <- bash -c | sh -c"},
+	{"positional", `sh -c 'rm -rf "$1"' sh /x`, "sh -c rm -rf \"$1\" sh /x\nrm -rf /x <- sh -c"},
+	{"eval", `eval "rm -rf /x"`, "eval rm -rf /x\nrm -rf /x <- eval"},
+	{"eval-unknown", `eval "$(cat f)"`, "cat f <- $(...)\neval ? !code"},
+	{"base64-pipe", `echo cm0gLXJmIC94 | base64 -d | sh`, "echo cm0gLXJmIC94\nbase64 -d\nsh\nrm -rf /x <- sh <stdin"},
+	{"rev-pipe", `echo 'x/ fr- mr' | rev | bash`, "echo x/ fr- mr\nrev\nbash\nrm -rf /x <- bash <stdin"},
+	{"curl-pipe-unknown", `curl -s https://x | sh`, "curl -s https://x\nsh !code"},
+	{"heredoc-sh", "sh <<EOF\nrm -rf /x\nEOF", "sh\nrm -rf /x <- sh <stdin"},
+	{"herestring", `bash <<< 'rm -rf /x'`, "bash\nrm -rf /x <- bash <stdin"},
+	{"procsubst-source", `source <(echo 'rm -rf /x')`, "echo rm -rf /x <- <(...)\nsource /dev/fd/63\nrm -rf /x <- source /dev/fd/63"},
+	{"sudo", `sudo -u root rm -rf /x`, "sudo -u root rm -rf /x\nrm -rf /x <- sudo !priv"},
+	{"env-assign-chdir", `env -C /tmp A=1 rm -rf x`, "env -C /tmp A=1 rm -rf x\nrm -rf x <- env"},
+	{"env-split", `env -S 'rm -rf /x'`, "env -S rm -rf /x\nrm -rf /x <- env"},
+	{"timeout", `timeout -s 9 5 rm -rf /x`, "timeout -s 9 5 rm -rf /x\nrm -rf /x <- timeout"},
+	{"xargs-known", `echo /x | xargs rm -rf`, "echo /x\nxargs rm -rf\nrm -rf /x <- xargs"},
+	{"xargs-unknown", `ls | xargs rm`, "ls\nxargs rm\nrm ? <- xargs"},
+	{"find-exec", `find . -name '*.o' -exec rm {} +`, "find . -name *.o -exec rm {} +\nrm ? <- find -exec"},
+	{"function", `f() { rm -rf "$1"; }; f /x`, "f /x\nrm -rf /x <- f()"},
+	{"alias", "shopt -s expand_aliases\nalias x='rm -rf'\nx /x", "shopt -s expand_aliases\nalias x=rm -rf\nx /x\nrm -rf /x <- alias x"},
+	{"alias-not-expanded-in-bash-scripts", "alias x='rm -rf'\nx /x", "alias x=rm -rf\nx /x"},
+	{"false-and", "false && rm -rf /x; true || rm -rf /y", "false\ntrue"},
+	{"for-loop", `for d in /a /b; do rm -rf "$d"; done`, "rm -rf /a\nrm -rf /b"},
+	{"script-file", `bash run.sh /x`, "bash run.sh /x\nrm -rf /x <- bash run.sh"},
+	{"script-by-path", `./run.sh /x`, "./run.sh /x\nrm -rf /x <- script ./run.sh"},
+	{"written-then-run", "echo 'rm -rf /x' > t.sh; sh t.sh", "echo rm -rf /x >1:t.sh\nsh t.sh\nrm -rf /x <- sh t.sh"},
+	{"python", `python3 -c "import shutil; shutil.rmtree('/x')"`, "python3 -c import shutil; shutil.rmtree('/x')\nrm -rf /x <- python3"},
+	{"python-system", `python3 -c "import os; os.system('rm -rf /x')"`, "python3 -c import os; os.system('rm -rf /x')\nrm -rf /x <- python3"},
+	{"git-alias", `git -c 'alias.x=!rm -rf /x' x`, "git -c alias.x=!rm -rf /x x\nrm -rf /x <- git -c"},
+	{"redirects", `echo a > out.txt 2>&1 < in.txt`, "echo a >1:out.txt >0:in.txt"},
+	{"env-code", `GIT_EDITOR='rm -rf /x' git commit`, "GIT_EDITOR=rm -rf /x\nrm -rf /x <- $GIT_EDITOR\ngit commit"},
+	{"exit-in-branch-goes-on", "[ -n \"$1\" ] && exit 0; rm -rf /x", "[ -n  ]\nexit 0\nrm -rf /x"},
+	{"known-test-skips-branch", "[ -n \"$X\" ] && rm -rf \"$X/root\"; [ -z \"$X\" ] || rm /a; [ \"$X\" = y ] && rm /b; rm /c", "[ -n  ]\n[ -z  ]\n[  = y ]\nrm /c"},
+	{"known-test-takes-branch", "[ -z \"$X\" ] && rm /a; [ 1 -eq 2 ] || rm /b; if [[ $X == y* ]]; then rm /c; elif [ -n x ]; then rm /d; else rm /e; fi", "[ -z  ]\nrm /a\n[ 1 -eq 2 ]\nrm /b\n[ -n x ]\nrm /d"},
+	{"unknown-test-both", "[ -n \"$BASH_VERSION\" ] || rm /a; [ -n \"$(cat f)\" ] && rm /b; [ -n \"$1\" ] || rm /c", "[ -n ? ]\nrm /a\ncat f <- $(...)\n[ -n ? ]\nrm /b\n[ -n  ]\nrm /c"},
+	{"exit-in-if-goes-on", "if false; then exit; fi; rm -rf /x", "false\nexit\nrm -rf /x"},
+	{"exit-in-pipe-goes-on", "exit | cat; rm -rf /x", "exit\ncat\nrm -rf /x"},
+	{"return-in-function", "f() { return; rm /a; }; f; rm /b", "f\nreturn <- f()\nrm /b"},
+	{"bare-exec-goes-on", "exec 2>/dev/null; rm -rf /x", "exec >1:/dev/null\nrm -rf /x"},
+	{"cd-in-branch-unknown", "if true; then cd /; fi; rm -rf ./x", "true\ncd /\nrm -rf ./x"},
+	{"echo-e-escapes", `echo -e '\x72m -rf /x' | bash`, "echo -e \\x72m -rf /x\nbash\nrm -rf /x <- bash <stdin"},
+	{"exit-stops", "exit 0\nrm -rf /x", "exit 0"},
+	{"syntax-error-runs-before", "rm a\nif then", "rm a\nproblem 0: bash does not parse: `if` must be followed by a statement list"},
+	{"scary-words-are-data", `grep -rn "rm -rf /" .`, "grep -rn rm -rf / ."},
 }
 
 func TestCallerDataIsNotUnknownCode(t *testing.T) {

@@ -329,6 +329,10 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 			return
 		}
 	}
+	if w.parsesAhead(src, name, first) {
+		w.parseAhead(st, src, name, outline)
+		return
+	}
 	f, err := w.parser(st.dialect).Parse(strings.NewReader(src), name)
 	if err == nil {
 		if outline {
@@ -339,24 +343,30 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 		w.lines(st, f.Stmts, first)
 		return
 	}
-	if i := strings.IndexByte(src, '\r'); i >= 0 {
-		w.problem(ProblemSyntax, name, "%s: the script holds a carriage return (\\r, at byte %d), which the shell and cordon read differently; convert its line endings", st.dialect, i)
-	}
-	pos := name
+	w.syntaxError(st, src, name, err)
+	// The lines before the one with the error still run.
 	var perr syntax.ParseError
 	if errors.As(err, &perr) {
-		pos = perr.Pos.String()
-		w.problem(ProblemSyntax, pos, "%s does not parse: %s", st.dialect, perr.Text)
-		// The lines before the one with the error still run.
 		if off := int(perr.Pos.Offset()); off > 0 && off <= len(src) {
 			before := src[:strings.LastIndexByte(src[:off], '\n')+1]
 			if f, err := w.parser(st.dialect).Parse(strings.NewReader(before), name); err == nil {
 				w.lines(st, f.Stmts, first)
 			}
 		}
+	}
+}
+
+// syntaxError asks about src, which does not parse (err).
+func (w *walker) syntaxError(st *state, src, name string, err error) {
+	if i := strings.IndexByte(src, '\r'); i >= 0 {
+		w.problem(ProblemSyntax, name, "%s: the script holds a carriage return (\\r, at byte %d), which the shell and cordon read differently; convert its line endings", st.dialect, i)
+	}
+	var perr syntax.ParseError
+	if errors.As(err, &perr) {
+		w.problem(ProblemSyntax, perr.Pos.String(), "%s does not parse: %s", st.dialect, perr.Text)
 		return
 	}
-	w.problem(ProblemSyntax, pos, "%s does not parse: %v", st.dialect, err)
+	w.problem(ProblemSyntax, name, "%s does not parse: %v", st.dialect, err)
 }
 
 // parser returns the walker's parser for a dialect, made once.
@@ -372,10 +382,17 @@ func (w *walker) parser(d Dialect) *syntax.Parser {
 // it runs any of it, so an alias defined on a line applies from the next
 // line on. Statements on lines up to first were parsed before.
 func (w *walker) lines(st *state, list []*syntax.Stmt, first uint) {
-	end := first
+	w.linesFrom(st, list, first)
+}
+
+// linesFrom is [walker.lines]; it returns the last line parsed, for
+// the statements that follow list ([walker.parseAhead]), and whether the
+// walk stopped before the end of list.
+func (w *walker) linesFrom(st *state, list []*syntax.Stmt, first uint) (end uint, stopped bool) {
+	end = first
 	for _, s := range list {
 		if *st.stop || st.ret != nil && *st.ret || !w.step(s.Pos()) {
-			break
+			return end, true
 		}
 		if s.Pos().Line() > end {
 			st.parsed = w.aliasSeq
@@ -383,6 +400,7 @@ func (w *walker) lines(st *state, list []*syntax.Stmt, first uint) {
 		w.stmt(st, s, -1)
 		end = max(end, s.End().Line())
 	}
+	return end, false
 }
 
 func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
@@ -1510,10 +1528,17 @@ func (w *walker) reserve(f *syntax.File) {
 	if len(f.Stmts) < 64 {
 		return
 	}
-	n := countCalls(f.Stmts)
+	w.reserveMore(countCalls(f.Stmts))
+}
+
+// reserveMore makes room in the result for n more commands, at once;
+// at least doubled, when it must grow: n is a part of a script not
+// parsed whole ([walker.parseAhead]), and the next part must not copy
+// the commands over again.
+func (w *walker) reserveMore(n int) {
 	cmds := w.res.Commands
 	if n = min(n, w.m.Commands-len(cmds)); n > cap(cmds)-len(cmds) {
-		w.res.Commands = slices.Grow(cmds, n)
+		w.res.Commands = slices.Grow(cmds, max(n, len(cmds)))
 	}
 }
 
