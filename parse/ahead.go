@@ -18,12 +18,24 @@ import (
 // [walker.lines] walks them. The walk owns everything of the walker;
 // the goroutine owns its parser and nothing else.
 //
-// One thing differs from a whole parse: a script that does not parse
-// from some point on. The whole parse walks what parses of the lines
-// before the error's; here every statement the parser completed before
-// the error has been walked, those before it on the error's line too,
-// which the shell would not run (it reads the whole line first). More
-// is judged, never less, and the error is a problem either way.
+// A line's statements go to the walk only once the parser has read the
+// line's end (a statement starts on a later line, or the script ends):
+// the parser fills a line's here-documents when it reads its newline,
+// after it has given the statements that use them; handed over before,
+// a here-document would be read empty, or as the parser wrote it. And
+// as the shell reads a whole line before it runs any of it, a line that
+// does not parse runs none of its statements: those are dropped.
+//
+// The parser always goes to the end of the script, even once the walk
+// has stopped (exit, the budget): a syntax error anywhere is a problem,
+// as it is for a whole parse, never one found or not by how far the
+// parser got. What differs from a whole parse is a script that does not
+// parse from some line on: the whole parse walks what parses of the
+// lines before that line; here every statement of those lines that the
+// parser completed, which is the same but where a construct left open
+// before the line makes the lines before it unparsable alone (then the
+// whole parse walks nothing, and here the lines before the construct,
+// which the shell runs). The error is a problem either way.
 
 // aheadFrom is the size from which a script is parsed ahead: below it
 // the parse takes less than handing statements over to the walk saves.
@@ -39,6 +51,131 @@ func (w *walker) parsesAhead(src, name string, first uint) bool {
 		from = w.cfg.aheadFrom
 	}
 	return first == 0 && name == "" && len(src) >= from && !strings.Contains(src, "\r")
+}
+
+// aheadBatch is how many statements go to the walk at once.
+const aheadBatch = 64
+
+// parsed is a batch of statements parsed ahead: calls is how many simple
+// commands they hold ([countStmt]); err, on the last batch, is the
+// parser's error; fault a panic of the parser, raised again by the walk.
+type parsed struct {
+	stmts []*syntax.Stmt
+	calls int
+	err   error
+	fault any
+}
+
+// parseAhead is [walker.parseWalk] of src from its first line, parsed
+// ahead; with outline set, src's outline is kept ([walker.keepOutline])
+// once it is parsed whole and has parsed.
+func (w *walker) parseAhead(st *state, src, name string, outline bool) {
+	batches := make(chan parsed, 64)
+	var quit atomic.Bool
+	var counted atomic.Int64 // simple commands handed over so far
+	var upTo atomic.Int64    // bytes parsed so far
+	var all []*syntax.Stmt   // with outline, every statement: the walk's once batches is closed
+	go func() {
+		defer close(batches)
+		defer func() {
+			if p := recover(); p != nil {
+				batches <- parsed{fault: p}
+			}
+		}()
+		var b parsed
+		send := func(s *syntax.Stmt) {
+			n := countStmt(s)
+			counted.Add(int64(n))
+			b.stmts, b.calls = append(b.stmts, s), b.calls+n
+			if len(b.stmts) == aheadBatch {
+				batches <- b
+				b = parsed{}
+			}
+		}
+		// The statements of the last line read, held until its end is.
+		var held []*syntax.Stmt
+		var heldEnd uint
+		// A parser of its own: the walk parses nested code (eval,
+		// aliases, functions' bodies) with the walker's.
+		p := syntax.NewParser(syntax.Variant(langOf(st.dialect)))
+		b.err = aheadStmts(p, &quitReader{strings.NewReader(src), &quit}, func(s *syntax.Stmt) {
+			upTo.Store(int64(s.End().Offset()))
+			if outline {
+				all = append(all, s)
+			}
+			if len(held) > 0 && s.Pos().Line() > heldEnd {
+				for _, h := range held {
+					send(h)
+				}
+				held = held[:0]
+			}
+			held, heldEnd = append(held, s), max(heldEnd, s.End().Line())
+		})
+		// At the end, the last line's statements; at an error, those of
+		// the lines before the error's.
+		line, known := errorLine(b.err)
+		for _, h := range held {
+			if b.err == nil || known && h.End().Line() < line {
+				send(h)
+			}
+		}
+		batches <- b
+	}()
+	// A panic of the walk itself (a bug, recovered by the caller) stops
+	// the parser at its next read, and what it still sends is dropped.
+	done := false
+	defer func() {
+		if !done {
+			quit.Store(true)
+			go func() {
+				for range batches {
+				}
+			}()
+		}
+	}()
+	var end uint
+	var err error
+	walked, stopped := 0, false
+	for b := range batches {
+		if b.fault != nil {
+			panic(b.fault)
+		}
+		if err = b.err; err != nil {
+			w.syntaxError(st, src, name, err)
+		}
+		if stopped {
+			continue
+		}
+		// Room for the commands, at once, as [walker.reserve] makes
+		// for a whole parse: first for as many as the script holds at
+		// the rate of those parsed so far (room that is never used is
+		// never touched either: it costs no memory), then for those
+		// parsed and not walked.
+		n, at := int(counted.Load()), int(upTo.Load())
+		if walked == 0 && at > 0 {
+			n = int(int64(n) * int64(len(src)) / int64(at))
+		}
+		w.reserveMore(n - walked)
+		walked += b.calls
+		end, stopped = w.linesFrom(st, b.stmts, end)
+	}
+	done = true
+	if outline && err == nil {
+		w.keepOutline(st.dialect, src, name, &syntax.File{Stmts: all})
+	}
+}
+
+// errorLine is the line of a parser's error, when it says.
+func errorLine(err error) (uint, bool) {
+	var perr syntax.ParseError
+	var lerr syntax.LangError
+	switch {
+	case errors.As(err, &perr):
+		return perr.Pos.Line(), true
+	case errors.As(err, &lerr):
+		return lerr.Pos.Line(), true
+	}
+	return 0, false
 }
 
 // aheadStmts is [stmts]; tests make it panic.
@@ -70,109 +207,12 @@ type quitReader struct {
 	quit *atomic.Bool
 }
 
-// errQuit ends the parse of a walk that stopped.
-var errQuit = errors.New("the walk stopped")
+// errQuit ends the parse of a walk that panicked.
+var errQuit = errors.New("the walk panicked")
 
 func (q *quitReader) Read(b []byte) (int, error) {
 	if q.quit.Load() {
 		return 0, errQuit
 	}
 	return q.r.Read(b)
-}
-
-// aheadBatch is how many statements go to the walk at once.
-const aheadBatch = 64
-
-// parsed is a batch of statements parsed ahead: calls is how many simple
-// commands they hold ([countStmt]); err, on the last batch, is the
-// parser's error; fault a panic of the parser, raised again by the walk.
-type parsed struct {
-	stmts []*syntax.Stmt
-	calls int
-	err   error
-	fault any
-}
-
-// parseAhead is [walker.parseWalk] of src from its first line, parsed
-// ahead; with outline set, src's outline is kept ([walker.keepOutline])
-// once it is parsed whole and has parsed.
-func (w *walker) parseAhead(st *state, src, name string, outline bool) {
-	batches := make(chan parsed, 64)
-	var quit atomic.Bool
-	var counted atomic.Int64 // simple commands parsed so far
-	var upTo atomic.Int64    // bytes parsed so far
-	var all []*syntax.Stmt   // with outline, every statement: the walk's once batches is closed
-	go func() {
-		defer close(batches)
-		var b parsed
-		defer func() {
-			if p := recover(); p != nil {
-				batches <- parsed{fault: p}
-			}
-		}()
-		// A parser of its own: the walk parses nested code (eval,
-		// aliases, functions' bodies) with the walker's.
-		p := syntax.NewParser(syntax.Variant(langOf(st.dialect)))
-		b.err = aheadStmts(p, &quitReader{strings.NewReader(src), &quit}, func(s *syntax.Stmt) {
-			n := countStmt(s)
-			counted.Add(int64(n))
-			upTo.Store(int64(s.End().Offset()))
-			b.stmts, b.calls = append(b.stmts, s), b.calls+n
-			if outline {
-				all = append(all, s)
-			}
-			if len(b.stmts) == aheadBatch {
-				batches <- b
-				b = parsed{}
-			}
-		})
-		batches <- b
-	}()
-	// A panic of the walk itself (a bug, recovered by the caller) stops
-	// the parser at its next statement, and what it still sends is
-	// dropped.
-	done := false
-	defer func() {
-		if !done {
-			quit.Store(true)
-			go func() {
-				for range batches {
-				}
-			}()
-		}
-	}()
-	var end uint
-	var err error
-	walked, stopped := 0, false
-	for b := range batches {
-		if b.fault != nil {
-			panic(b.fault)
-		}
-		if stopped {
-			continue
-		}
-		// Room for the commands, at once, as [walker.reserve] makes
-		// for a whole parse: first for as many as the script holds at
-		// the rate of those parsed so far (room that is never used is
-		// never touched either: it costs no memory), then for those
-		// parsed and not walked.
-		n, at := int(counted.Load()), int(upTo.Load())
-		if walked == 0 && at > 0 {
-			n = int(int64(n) * int64(len(src)) / int64(at))
-		}
-		w.reserveMore(n - walked)
-		walked += b.calls
-		end, stopped = w.linesFrom(st, b.stmts, end)
-		if stopped {
-			quit.Store(true)
-			continue
-		}
-		if err = b.err; err != nil {
-			w.syntaxError(st, src, name, err)
-		}
-	}
-	done = true
-	if outline && !stopped && err == nil {
-		w.keepOutline(st.dialect, src, name, &syntax.File{Stmts: all})
-	}
 }

