@@ -198,6 +198,13 @@ func (w *walker) builtin(st *state, i int) bool {
 	case "read", "getopts":
 		w.readVars(st, i, c.Name(), args[1:])
 		return true
+	case "wait":
+		// wait -p NAME: the id of the job that ended.
+		for j := 1; j+1 < len(args); j++ {
+			if args[j].Text == "-p" && syntax.ValidName(args[j+1].Text) {
+				st.env.setString(args[j+1].Text, Unknown, false)
+			}
+		}
 	case "alias":
 		for _, a := range args[1:] {
 			if st.dialect == Zsh && strings.HasPrefix(a.Text, "-") && strings.ContainsAny(a.Text, "gs") {
@@ -388,6 +395,9 @@ func (w *walker) readVars(st *state, i int, name string, args []Word) {
 	for j := 0; j < len(args); j++ {
 		a := args[j].Text
 		switch {
+		case a == "-a" && j+1 < len(args) && syntax.ValidName(args[j+1].Text):
+			st.env.setString(args[j+1].Text, Unknown, false) // an array, of the line's fields
+			j++
 		case a == "-d" || a == "-n" || a == "-N" || a == "-p" || a == "-t" || a == "-u" || a == "-a":
 			j++
 		case strings.HasPrefix(a, "-"):

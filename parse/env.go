@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // env is the shell's variables as the judge tracks them: the real
@@ -156,6 +157,16 @@ func (e *env) Set(name string, vr expand.Variable) error {
 }
 
 func (e *env) put(name string, vr expand.Variable) {
+	// A reference (declare -n R=X) is assigned through: R=1 sets X, as
+	// unset R unsets it. (Not a new reference; bash gives up on a chain
+	// of more than a few.)
+	for range 8 {
+		old := e.Get(name)
+		if old.Kind != expand.NameRef || vr.Kind == expand.NameRef || !syntax.ValidName(old.Str) {
+			break
+		}
+		name = old.Str
+	}
 	if e.Get(name).ReadOnly {
 		return // the shell refuses to change it
 	}
@@ -251,7 +262,9 @@ var bashSet = []string{"BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC
 	"GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "LINENO", "MACHTYPE", "OPTERR", "OPTIND", "OSTYPE", "PPID",
 	"PS4", "RANDOM", "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TERM", "UID",
 	// Set by the shell as it runs: [[ =~ ]], pipelines, functions, getopts, coproc.
-	"BASH_REMATCH", "PIPESTATUS", "FUNCNAME", "OPTARG", "BASH_ARGV0", "COPROC"}
+	"BASH_REMATCH", "PIPESTATUS", "FUNCNAME", "OPTARG", "BASH_ARGV0", "COPROC",
+	// Set by bash in every shell, interactive or not.
+	"COMP_WORDBREAKS"}
 
 // shellOwned are the variables a shell sets whatever the environment
 // holds for them.

@@ -298,6 +298,50 @@ func (w *walker) arith(st *state, node syntax.Node) {
 			w.arithValue(st, v)
 		}
 	}
+	// What it assigns ((X=1)), let X++, for ((i=0; ...))) is set, to a
+	// value not followed: never taken for unset, which under set -u
+	// would stop the shell, and the judge's walk, there.
+	for _, name := range arithAssigned(node) {
+		st.env.setString(name, Unknown, false)
+	}
+}
+
+// arithAssigned are the variables an arithmetic expression assigns
+// (=, +=, ..., ++, --), an array's name for an element.
+func arithAssigned(node syntax.Node) []string {
+	var names []string
+	target := func(x syntax.ArithmExpr) {
+		word, ok := x.(*syntax.Word)
+		if !ok {
+			return
+		}
+		if lit, ok := plainLit(word); ok {
+			if name, _, _ := strings.Cut(lit, "["); syntax.ValidName(name) {
+				names = append(names, name)
+			}
+		} else if len(word.Parts) == 1 {
+			if pe, ok := word.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil {
+				names = append(names, pe.Param.Value) // a[2] = 3
+			}
+		}
+	}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.BinaryArithm:
+			switch n.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+				target(n.X)
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				target(n.X)
+			}
+		}
+		return true
+	})
+	return names
 }
 
 // arithValue walks a value bash evaluates as an arithmetic expression:
@@ -327,9 +371,25 @@ func (w *walker) letClause(st *state, c *syntax.LetClause) {
 			if _, plain := plainLit(word); !plain {
 				if v, err := w.literal(st, word); err == nil {
 					w.arithExpr(st, v.Text)
+					w.arithAssigns(st, v.Text) // let 'X = 1'
 				}
 			}
 		}
+	}
+}
+
+// arithAssigns sets what text, evaluated as arithmetic, assigns (see
+// [arithAssigned]), when it parses.
+func (w *walker) arithAssigns(st *state, text string) {
+	if strings.Contains(text, Unknown) {
+		return // unknown code, asked about
+	}
+	f, err := w.parser(Bash).Parse(strings.NewReader("(( "+text+" ))"), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return
+	}
+	for _, name := range arithAssigned(f.Stmts[0]) {
+		st.env.setString(name, Unknown, false)
 	}
 }
 

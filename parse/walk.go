@@ -525,6 +525,15 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 		}
 	case *syntax.CoprocClause:
 		w.stmt(st.subshell(), c.Stmt, -1)
+		// The shell sets NAME (the descriptors) and NAME_PID.
+		name := "COPROC"
+		if c.Name != nil {
+			if lit, ok := plainLit(c.Name); ok && syntax.ValidName(lit) {
+				name = lit
+			}
+		}
+		st.env.setString(name, Unknown, false)
+		st.env.setString(name+"_PID", Unknown, false)
 	default:
 		w.substitutions(st, cmd)
 	}
@@ -1366,6 +1375,12 @@ func (w *walker) redirs(st *state, rs []*syntax.Redirect) ([]Redir, *string) {
 	var out []Redir
 	var input *string
 	for _, r := range rs {
+		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+			// {X}>file: the shell sets X to the descriptor it opens.
+			if name := strings.Trim(r.N.Value, "{}"); syntax.ValidName(name) {
+				st.env.setString(name, Unknown, false)
+			}
+		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			if r.Hdoc != nil && !w.expanding(st, r.Hdoc, false) {
