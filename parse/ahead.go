@@ -18,13 +18,21 @@ import (
 // [walker.lines] walks them. The walk owns everything of the walker;
 // the goroutine owns its parser and nothing else.
 //
-// A line's statements go to the walk only once the parser has read the
-// line's end (a statement starts on a later line, or the script ends):
-// the parser fills a line's here-documents when it reads its newline,
-// after it has given the statements that use them; handed over before,
-// a here-document would be read empty, or as the parser wrote it. And
-// as the shell reads a whole line before it runs any of it, a line that
-// does not parse runs none of its statements: those are dropped.
+// A script with a here-document, or with a line continued by a
+// backslash, is parsed whole. The parser fills a here-document when it
+// reads the newline that ends its line, after it has given the
+// statements that use it, and not always at the first newline (not at
+// one after "]]" or a "let", see [lateHeredoc]); a backslash makes
+// several lines one. Either way a statement that starts on a later line
+// is no sign that what came before is done: handed over on that sign, a
+// here-document was walked empty or half written, its "rm -rf ~"
+// allowed. (Long generated scripts, the ones this is for, seldom have
+// either.)
+//
+// A line's statements go to the walk only once a statement starts on a
+// later line, or the script ends: as the shell reads a whole line before
+// it runs any of it, a line that does not parse runs none of its
+// statements, and those are dropped.
 //
 // The parser always goes to the end of the script, even once the walk
 // has stopped (exit, the budget): a syntax error anywhere is a problem,
@@ -50,7 +58,23 @@ func (w *walker) parsesAhead(src, name string, first uint) bool {
 	if w.cfg.aheadFrom != 0 {
 		from = w.cfg.aheadFrom
 	}
-	return first == 0 && name == "" && len(src) >= from && !strings.Contains(src, "\r")
+	return first == 0 && name == "" && len(src) >= from && !strings.Contains(src, "\r") &&
+		!strings.Contains(src, "\\\n") && !mayHeredoc(src)
+}
+
+// mayHeredoc reports whether src may hold a here-document: a "<<" that
+// is not a here-string's "<<<" (an arithmetic shift counts too).
+func mayHeredoc(src string) bool {
+	for i := 0; ; {
+		j := strings.Index(src[i:], "<<")
+		if j < 0 {
+			return false
+		}
+		if j += i; j+2 >= len(src) || src[j+2] != '<' {
+			return true
+		}
+		i = j + 3
+	}
 }
 
 // aheadBatch is how many statements go to the walk at once.

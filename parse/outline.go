@@ -295,6 +295,11 @@ func (w *walker) parseLazy(lb *lazyBody, name string) (*syntax.Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, late := lateHeredoc(f, text); late {
+		// (Asked about in the whole script's parse; alone, the body
+		// is not what the shell runs.)
+		return nil, errors.New("a here-document the parser reads late")
+	}
 	if unquotedCR(f, text) >= 0 {
 		// (The whole script's parse asks about it; alone, the
 		// body is not the one it judged.)

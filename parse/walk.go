@@ -324,6 +324,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if outline {
 		if f, text, ok := w.outlined(st.dialect, src, name); ok {
 			w.carriageReturn(st.dialect, f, text, name)
+			w.heredocsRead(f, text, name)
 			w.reserve(f)
 			w.lines(st, f.Stmts, first)
 			return
@@ -339,6 +340,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 			w.keepOutline(st.dialect, src, name, f)
 		}
 		w.carriageReturn(st.dialect, f, src, name)
+		w.heredocsRead(f, src, name)
 		w.reserve(f)
 		w.lines(st, f.Stmts, first)
 		return
