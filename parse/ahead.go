@@ -136,8 +136,14 @@ func (w *walker) parseAhead(st *state, src, name string, outline bool) {
 			held, heldEnd = append(held, s), max(heldEnd, s.End().Line())
 		})
 		// At the end, the last line's statements; at an error, those of
-		// the lines before the error's.
+		// the lines before the error's, unless what failed begins on
+		// their line (exit; for i in a, then a line that ends the for
+		// wrongly): the shell reads that whole line, fails, and runs
+		// none of it.
 		line, known := errorLine(b.err)
+		if n := len(held); b.err != nil && n > 0 && !restOfLineBlank(src, int(held[n-1].End().Offset())) {
+			held = nil
+		}
 		for _, h := range held {
 			if b.err == nil || known && h.End().Line() < line {
 				send(h)
@@ -187,6 +193,21 @@ func (w *walker) parseAhead(st *state, src, name string, outline bool) {
 	if outline && err == nil {
 		w.keepOutline(st.dialect, src, name, &syntax.File{Stmts: all})
 	}
+}
+
+// restOfLineBlank reports whether nothing but blanks, separators and a
+// comment follow offset off on its line in src.
+func restOfLineBlank(src string, off int) bool {
+	for ; off < len(src); off++ {
+		switch src[off] {
+		case ' ', '\t', ';', '&':
+		case '\n', '#':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // errorLine is the line of a parser's error, when it says.

@@ -133,6 +133,24 @@ func TestParseAheadSyntaxError(t *testing.T) {
 	// before it alone do not parse, and the whole parse walks none of
 	// them; parsed ahead, the statements before the construct are
 	// walked (the shell runs them).
+	// Statements on the line where the construct begins are not walked:
+	// the shell reads that line whole, and fails.
+	filler := strings.Repeat(": filler\n", 1200)
+	for _, script := range []string{"eval '" + filler + "exit; for i in a\ndo done'\nrm -rf /after\n", filler + "rm -rf /b; for i in a\ndo done\n"} {
+		_, ahead := bothWays(script, testConfig(dir))
+		fillers := 0
+		for _, c := range ahead.Commands {
+			switch c.Line() {
+			case ": filler":
+				fillers++
+			case "exit", "rm -rf /b":
+				t.Errorf("%q, on the line where a construct left open begins, was walked", c.Line())
+			}
+		}
+		if fillers != 1200 {
+			t.Errorf("%d of the 1,200 lines before the construct walked, want all", fillers)
+		}
+	}
 	for _, script := range []string{
 		strings.Repeat("rm -rf /a\n", 500) + "if true; then\nrm -rf /b; fi fi\n",
 	} {

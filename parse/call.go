@@ -178,14 +178,22 @@ func (w *walker) builtin(st *state, i int) bool {
 	case "trap":
 		st.trap(args[1:])
 	case "unset":
+		funcs := false
 		for _, a := range args[1:] {
-			if !strings.HasPrefix(a.Text, "-") {
+			switch {
+			case strings.HasPrefix(a.Text, "-"):
+				funcs = funcs || strings.Contains(a.Text, "f") // unset -f NAME: a function, not a variable
+			case !funcs:
 				st.env.unset(a.Text)
 			}
 		}
 	case "export", "declare", "typeset", "local", "readonly":
 		for _, a := range args[1:] {
-			if k, v, ok := strings.Cut(a.Text, "="); ok && syntax.ValidName(k) {
+			k, v, ok := strings.Cut(a.Text, "=")
+			if strings.Contains(k, Unknown) {
+				w.anySet = true // declare "$name=1"
+			}
+			if ok && syntax.ValidName(k) {
 				st.env.setString(k, v, c.Name() == "export")
 				w.envCode(st, k, v)
 			}
@@ -358,14 +366,28 @@ func (w *walker) envCode(st *state, name, value string) {
 
 // printfVar applies printf -v NAME FORMAT ARGS.
 func (w *walker) printfVar(st *state, args []Word) {
-	if len(args) < 3 || args[0].Text != "-v" {
+	var name string
+	switch {
+	case len(args) >= 3 && args[0].Text == "-v":
+		name, args = args[1].Text, args[2:]
+	case len(args) >= 2 && strings.HasPrefix(args[0].Text, "-v") && len(args[0].Text) > 2:
+		name, args = args[0].Text[2:], args[1:] // printf -vX
+	default:
 		return
 	}
-	out, err := printf(w.config(st), args[2].Text, wordTexts(args[3:]))
-	if err != nil {
-		out = Unknown
+	if strings.Contains(name, Unknown) {
+		w.anySet = true
+		return
 	}
-	st.env.setString(args[1].Text, out, false)
+	base, _, element := strings.Cut(name, "[")
+	if !syntax.ValidName(base) {
+		return
+	}
+	out, err := printf(w.config(st), args[0].Text, wordTexts(args[1:]))
+	if err != nil || element {
+		out = Unknown // printf -v 'a[1]': an array's element
+	}
+	st.env.setString(base, out, false)
 }
 
 // mapfile sets the array mapfile assigns from its known input's lines,
@@ -378,6 +400,8 @@ func (w *walker) mapfile(st *state, i int, args []Word) {
 			j++
 		case !strings.HasPrefix(a, "-") && syntax.ValidName(a):
 			name = a
+		case strings.Contains(a, Unknown):
+			w.anySet = true // mapfile "$name"
 		}
 	}
 	in := w.stdinOf(i)
@@ -403,6 +427,8 @@ func (w *walker) readVars(st *state, i int, name string, args []Word) {
 		case strings.HasPrefix(a, "-"):
 		case syntax.ValidName(a):
 			names = append(names, a)
+		case strings.Contains(a, Unknown):
+			w.anySet = true // read "$name"
 		}
 	}
 	if len(names) == 0 && name == "read" {

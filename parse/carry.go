@@ -755,6 +755,12 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	sub := st.nested(c.Name(), false)
 	var kinds []string
 	sub.later = sub.later || k.Later
+	if k.Later {
+		// Code that runs later (a trap's) is judged here, where it is
+		// set; an exit or an abort in it ends the shell then, not here:
+		// what follows is walked all the same.
+		sub.stop, sub.ret = new(bool), nil
+	}
 	for _, t := range k.Translations {
 		if len(t.SQL) > 0 {
 			if kinds == nil {

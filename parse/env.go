@@ -157,12 +157,15 @@ func (e *env) Set(name string, vr expand.Variable) error {
 }
 
 func (e *env) put(name string, vr expand.Variable) {
-	// A reference (declare -n R=X) is assigned through: R=1 sets X, as
-	// unset R unsets it. (Not a new reference; bash gives up on a chain
-	// of more than a few.)
+	// A reference (declare -n R=X) is assigned through: R=1 sets X.
+	// (Not a new reference; bash gives up on a chain of more than a
+	// few.) Not an unset: whether bash's reaches X depends on what the
+	// judge does not follow (unset -n, declare +n, a local R, a for loop
+	// that points R elsewhere), and taken for unset, X would stop the
+	// walk under set -u where the shell goes on; left set, it is judged.
 	for range 8 {
 		old := e.Get(name)
-		if old.Kind != expand.NameRef || vr.Kind == expand.NameRef || !syntax.ValidName(old.Str) {
+		if old.Kind != expand.NameRef || vr.Kind == expand.NameRef || !vr.IsSet() || !syntax.ValidName(old.Str) {
 			break
 		}
 		name = old.Str

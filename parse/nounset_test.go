@@ -27,6 +27,22 @@ func TestNounsetAssigned(t *testing.T) {
 		"sleep 0 & wait -n -p X",
 		"read -a X < /dev/null",
 		"X=$COMP_WORDBREAKS",
+		"printf -vX %s 1",
+		"printf -v 'X[1]' %s 1; X=${X[1]}",
+		"declare -n R; R=X; R=1",
+		"declare -n \"R=X\"; R=1",
+		"declare -i Y; Y=X=1",
+		"[[ X=1 -eq 1 ]]",
+		"A=(1); unset 'A[X=0]'",
+		"Z=X; declare $Z=1",
+		"X=1 export X",
+		"set -o posix; X=1 :",
+		"shopt -s lastpipe; echo a | read X",
+		"exec {X[1]}>/dev/null; X=${X[1]}",
+		"Z=$(cat f); declare \"$Z=1\"",
+		"Z=$(cat f); read \"$Z\" < /dev/null",
+		"Z=$(cat f); printf -v \"$Z\" 1",
+		"declare -a X; X=\"${X[*]}\"",
 	} {
 		script := "set -u\n" + assign + "\necho \"$X\"\nrm -rf /after\n"
 		got := render(Parse(script, testConfig(t.TempDir())))
@@ -34,12 +50,14 @@ func TestNounsetAssigned(t *testing.T) {
 			t.Errorf("%s: the walk stopped at $X, which the shell has set:\n%s", assign, got)
 		}
 	}
-	// Still unset: the shell stops, and so does the walk.
+	// Unset for certain (X appears in expansions alone): the shell
+	// stops, and so does the walk. (Named otherwise, [[ -v X ]], X is
+	// taken for set: see abort.go.)
 	for _, script := range []string{
-		"set -u\n[[ -v X ]]\necho \"$X\"\nrm -rf /after\n",
 		"set -u\ndeclare -n R=Y\necho \"$X\"\nrm -rf /after\n",
 		"set -u\n(( Y = 1 ))\necho \"$X\"\nrm -rf /after\n",
-		"set -u\nlet 'Y = X'\necho \"$X\"\nrm -rf /after\n",
+		"set -u\necho \"$X\"\nrm -rf /after\n",
+		"rm -rf \"${OUT:?}/x\"\nrm -rf /after\n",
 	} {
 		if got := render(Parse(script, testConfig(t.TempDir()))); strings.Contains(got, "rm -rf /after") {
 			t.Errorf("%q: walked past an unset $X:\n%s", script, got)
@@ -48,10 +66,81 @@ func TestNounsetAssigned(t *testing.T) {
 }
 
 // TestNameRefAssigns: an assignment through a reference (declare -n)
-// assigns the variable it names, and unset through one unsets it.
+// assigns the variable it names; an unset through one does not unset
+// it for the judge (bash's may not: unset -n, declare +n, a local of the
+// same name, a for loop that points the reference elsewhere), and unset
+// -f unsets a function, not a variable: none stops the walk under set -u
+// where the shell goes on.
 func TestNameRefAssigns(t *testing.T) {
-	got := render(Parse("declare -n R=T; R=/etc; rm -rf \"$T/x\"; unset R; rm -rf \"${T:-/v}/y\"", testConfig(t.TempDir())))
-	if !strings.Contains(got, "rm -rf /etc/x") || !strings.Contains(got, "rm -rf /v/y") {
+	got := render(Parse("declare -n R=T; R=/etc; rm -rf \"$T/x\"", testConfig(t.TempDir())))
+	if !strings.Contains(got, "rm -rf /etc/x") {
 		t.Errorf("through the reference:\n%s", got)
+	}
+	for _, unset := range []string{
+		"unset -n R", "declare +n R; unset R", "f(){ local R; unset R; }; f", "unset -f R", "unset -f X",
+		"for R in Y; do :; done; unset R",
+	} {
+		script := "set -u\nX=1; declare -n R=X\n" + unset + "\necho \"$X\"\nrm -rf /after\n"
+		if got := render(Parse(script, testConfig(t.TempDir()))); !strings.Contains(got, "rm -rf /after") {
+			t.Errorf("%s: the walk stopped at $X, which the shell has set:\n%s", unset, got)
+		}
+	}
+}
+
+// TestNounsetZsh: zsh sets many variables of its own ($path, $signals,
+// $argv, $WORDCHARS...): an unset one never stops the walk there.
+func TestNounsetZsh(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	cfg.Dialect = Zsh
+	for _, script := range []string{": ${path:?}\nrm -rf /after", "setopt nounset\necho $WORDCHARS $signals\nrm -rf /after"} {
+		if got := render(Parse(script, cfg)); !strings.Contains(got, "rm -rf /after") {
+			t.Errorf("%q: the walk stopped:\n%s", script, got)
+		}
+	}
+}
+
+// TestTrapExitGoesOn: an exit or an abort in a trap's code, which runs
+// later, does not stop the walk where the trap is set.
+func TestTrapExitGoesOn(t *testing.T) {
+	for _, script := range []string{
+		"trap exit EXIT; rm -rf /after",
+		"trap 'echo ${X:?}' INT; rm -rf /after",
+		"f(){ : ${X:?}; }; trap f EXIT; rm -rf /after",
+	} {
+		if got := render(Parse(script, testConfig(t.TempDir()))); !strings.Contains(got, "rm -rf /after") {
+			t.Errorf("%q: the walk stopped at the trap:\n%s", script, got)
+		}
+	}
+}
+
+// TestLetShellOperators: let's operands are words to the shell: an
+// unquoted |, &, <, > or parenthesis ends one (let x=0||rm -rf ~ runs
+// rm), where the parser reads on as arithmetic. Asked about; quoted, as
+// arithmetic.
+func TestLetShellOperators(t *testing.T) {
+	for _, script := range []string{"let x=0||rm -rf $HOME", "let x=1&rm -rf $HOME", "let x>$HOME/.ssh/authorized_keys", "let x=1<<EOF\nexit\nEOF\nrm -rf $HOME", "let x=(1)", "let x=0||rm -rf ~"} {
+		if got := render(Parse(script, testConfig(t.TempDir()))); !strings.Contains(got, "problem 0:") {
+			t.Errorf("%q: not asked about:\n%s", script, got)
+		}
+	}
+	for _, script := range []string{"let 'x = 1 || 2'", "let x=1 y++ z+=2", "let \"x<2\""} {
+		if got := render(Parse(script, testConfig(t.TempDir()))); strings.Contains(got, "problem") {
+			t.Errorf("%q: asked about:\n%s", script, got)
+		}
+	}
+}
+
+// TestFuncBodyNotCompound: bash and sh take a compound command as a
+// function's body, nothing else; the parser takes f() x. Asked about.
+func TestFuncBodyNotCompound(t *testing.T) {
+	for _, script := range []string{"eval 'f() x\nexit'; rm -rf /after", "f() ! { :; }", "f() time { :; }"} {
+		if got := render(Parse(script, testConfig(t.TempDir()))); !strings.Contains(got, "not a compound command") {
+			t.Errorf("%q: not asked about:\n%s", script, got)
+		}
+	}
+	for _, script := range []string{"f() { :; }", "f() ( : )", "f() [[ -n x ]]", "f() ((x))", "f() if true; then :; fi", "f() { :; } > log"} {
+		if got := render(Parse(script, testConfig(t.TempDir()))); strings.Contains(got, "problem") {
+			t.Errorf("%q: asked about:\n%s", script, got)
+		}
 	}
 }

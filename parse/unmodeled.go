@@ -364,6 +364,14 @@ func (w *walker) arithWord(st *state, word *syntax.Word) {
 
 // letClause walks let's expressions: their values are expressions.
 func (w *walker) letClause(st *state, c *syntax.LetClause) {
+	for _, x := range c.Exprs {
+		if op, ok := shellOperator(x); ok {
+			// let x=0||rm -rf ~: the shell ends let's word at ||
+			// and runs rm; the parser reads on, as arithmetic.
+			w.problem(ProblemSyntax, x.Pos().String(), "let's operand holds %s unquoted, which the shell reads as an operator (a list, a pipe, a redirection) and cordon's parser as arithmetic; quote let's operands", op)
+			return
+		}
+	}
 	w.substitutions(st, c)
 	for _, x := range c.Exprs {
 		w.arith(st, x)
@@ -376,6 +384,30 @@ func (w *walker) letClause(st *state, c *syntax.LetClause) {
 			}
 		}
 	}
+}
+
+// shellOperator returns an operator of arithmetic x, read as let's
+// unquoted operand, that the shell reads as a metacharacter instead:
+// |, &, <, >, parentheses, and the operators made of them.
+func shellOperator(x syntax.ArithmExpr) (string, bool) {
+	switch x := x.(type) {
+	case *syntax.BinaryArithm:
+		switch x.Op {
+		case syntax.Or, syntax.And, syntax.OrArit, syntax.AndArit, syntax.Lss, syntax.Gtr, syntax.Leq, syntax.Geq,
+			syntax.Shl, syntax.Shr, syntax.OrAssgn, syntax.AndAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+			syntax.AndBoolAssgn, syntax.OrBoolAssgn:
+			return x.Op.String(), true
+		}
+		if op, ok := shellOperator(x.X); ok {
+			return op, true
+		}
+		return shellOperator(x.Y)
+	case *syntax.UnaryArithm:
+		return shellOperator(x.X)
+	case *syntax.ParenArithm:
+		return "(", true
+	}
+	return "", false // a word: quoted, or plain
 }
 
 // arithAssigns sets what text, evaluated as arithmetic, assigns (see

@@ -46,6 +46,10 @@ type walker struct {
 
 	lazy map[*syntax.Stmt]*lazyBody // the bodies left out of skeletons (see outline.go), by the stand-in body
 
+	texts  []string            // the code parsed to walk, for [walker.certainAbort]
+	bare   map[string]bareLook // names looked for in texts
+	anySet bool                // a builtin assigned a variable whose name is unknown
+
 	expanders []*expander // expansion settings given back, for the next word ([walker.takeExpander])
 }
 
@@ -320,6 +324,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if first == 0 {
 		st.inAlias = nil // parsed anew: no alias is being expanded
 	}
+	w.texts = append(w.texts, src)
 	outline := w.cfg.Outlines != nil && len(src) >= minOutline && mayOutline(src)
 	if outline {
 		if f, text, ok := w.outlined(st.dialect, src, name); ok {
@@ -495,6 +500,12 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 		if b := splitFuncDecl(c); b != nil {
 			return w.binary(st, b, stdin)
 		}
+		if !compoundBody(c, st.dialect) {
+			// f() x: the parser takes it, bash and sh do not (a syntax
+			// error: in an eval, none of its code runs, and the script
+			// goes on after it).
+			w.problem(ProblemSyntax, c.Pos().String(), "%s: the body of the function %s is not a compound command ({ ...; }, ( ... ), if, for, while, case, [[ ]], (( ))): the shell does not parse it", st.dialect, c.Name.Value)
+		}
 		// The body was parsed with the rest of its line: the aliases
 		// it uses are those defined then.
 		fn := function{body: c.Body, parsed: st.parsed}
@@ -579,6 +590,23 @@ func (st *state) mayHaveRun(b *state) {
 		maps.Copy(merged, b.hashes)
 		st.hashes = merged
 	}
+}
+
+// compoundBody reports whether a function's body is one bash and sh
+// accept: a compound command (zsh takes any command).
+func compoundBody(fd *syntax.FuncDecl, d Dialect) bool {
+	if d == Zsh || fd.Body == nil || fd.Name == nil {
+		return true
+	}
+	if fd.Body.Negated || fd.Body.Background || fd.Body.Coprocess {
+		return false
+	}
+	switch fd.Body.Cmd.(type) {
+	case *syntax.Block, *syntax.Subshell, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause,
+		*syntax.CaseClause, *syntax.TestClause, *syntax.ArithmCmd, *syntax.BinaryCmd:
+		return true // (an and-or list or pipeline after the body: see splitFuncDecl)
+	}
+	return false
 }
 
 // splitFuncDecl undoes how the parser reads a function definition that
@@ -760,6 +788,9 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 				v, _ := w.literal(st, a.Value)
 				if name, _, _ := strings.Cut(v.Text, "="); !strings.HasPrefix(v.Text, "-") {
 					w.arithValue(st, name) // declare 'a[$(cmd)]=1'
+					if strings.Contains(name, Unknown) {
+						w.anySet = true // declare "$name=1": any variable
+					}
 				}
 				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "n") {
 					nameref = true // declare -n, typeset -n: a reference to another variable
@@ -1033,7 +1064,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 			var fs []string
 			err := noPanic(func() (err error) { fs, err = expand.Fields(cfg, bw); return err })
 			if err != nil {
-				if isAbort(err) {
+				if w.certainAbort(st, err) {
 					return nil, err
 				}
 				fs = []string{Unknown} // the judge cannot expand it: unknown
@@ -1156,13 +1187,6 @@ func isComputed(word *syntax.Word) bool {
 		return !computed
 	})
 	return computed
-}
-
-// isAbort reports whether an expansion error stops the shell (${X:?},
-// set -u), as opposed to one the judge alone runs into.
-func isAbort(err error) bool {
-	var unset expand.UnsetParameterError
-	return errors.As(err, &unset)
 }
 
 // zshSpecial reports whether a zsh word uses expansions the judge does not
@@ -1313,6 +1337,9 @@ func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
 	x := w.takeExpander(st)
 	err := noPanic(func() (err error) { s, err = expand.Literal(&x.cfg, word); return err })
 	w.giveExpander(x)
+	if err != nil && !w.certainAbort(st, err) {
+		s, err = Unknown, nil // the judge cannot expand it: unknown
+	}
 	if !w.expanded(word.Pos(), 1, len(s)) {
 		s = Unknown
 	}
