@@ -17,7 +17,9 @@ import (
 //
 //   - the expansion is of X itself (not ${!X}, ${!X*}, ${X[i]}: indirect
 //     names and arrays, which the judge follows less well);
-//   - the shell is not zsh, which sets many variables of its own;
+//   - the shell is bash or sh, started neither interactive nor as a
+//     login shell (zsh, ksh and mksh set many variables of their own, and
+//     an interactive or login shell more, and reads start-up files);
 //   - no command gave a variable-assigning builtin a name the judge could
 //     not read (declare "$name=1");
 //   - X appears nowhere in the code walked but in expansions ($X, ${X...}):
@@ -31,7 +33,7 @@ import (
 // the shell for certain.
 func (w *walker) certainAbort(st *state, err error) bool {
 	var unset expand.UnsetParameterError
-	if !errors.As(err, &unset) || st.dialect == Zsh || w.anySet {
+	if !errors.As(err, &unset) || st.ownVars || w.anySet {
 		return false
 	}
 	pe := unset.Node
@@ -69,7 +71,8 @@ type bareLook struct {
 }
 
 // namedBare reports whether name appears in text as a word of its own
-// other than in an expansion: not after "$", "${", "${!" or "${#".
+// other than in an expansion (after "$", "${", "${!" or "${#"), or in
+// one that assigns it (${X=v}, ${X:=v}).
 func namedBare(text, name string) bool {
 	if !isIdent(name) {
 		return false // $1, $@: positional and special parameters
@@ -84,7 +87,10 @@ func namedBare(text, name string) bool {
 		if j > 0 && isIdentByte(text[j-1]) || i < len(text) && isIdentByte(text[i]) {
 			continue // part of a longer name
 		}
-		before := text[max(0, j-3):j]
+		before, after := text[max(0, j-3):j], text[i:]
+		if strings.HasSuffix(before, "${") && (strings.HasPrefix(after, "=") || strings.HasPrefix(after, ":=")) {
+			return true // ${X=v}, ${X:=v}: assigns X
+		}
 		if strings.HasSuffix(before, "$") || strings.HasSuffix(before, "${") ||
 			strings.HasSuffix(before, "${!") || strings.HasSuffix(before, "${#") {
 			continue

@@ -165,7 +165,7 @@ func (w *walker) parseAhead(st *state, src, name string, outline bool) {
 	}()
 	var end uint
 	var err error
-	walked, stopped := 0, false
+	walked, stopped, defines := 0, false, mayDefine(src)
 	for b := range batches {
 		if b.fault != nil {
 			panic(b.fault)
@@ -187,6 +187,11 @@ func (w *walker) parseAhead(st *state, src, name string, outline bool) {
 		}
 		w.reserveMore(n - walked)
 		walked += b.calls
+		if defines {
+			for _, s := range b.stmts {
+				w.funcBodies(st.dialect, s) // as [walker.parsedOtherwise]; no here-document is parsed ahead
+			}
+		}
 		end, stopped = w.linesFrom(st, b.stmts, end)
 	}
 	done = true

@@ -190,12 +190,12 @@ func (w *walker) builtin(st *state, i int) bool {
 	case "export", "declare", "typeset", "local", "readonly":
 		for _, a := range args[1:] {
 			k, v, ok := strings.Cut(a.Text, "=")
-			if strings.Contains(k, Unknown) {
-				w.anySet = true // declare "$name=1"
-			}
-			if ok && syntax.ValidName(k) {
+			switch {
+			case ok && syntax.ValidName(k):
 				st.env.setString(k, v, c.Name() == "export")
 				w.envCode(st, k, v)
+			case ok && !strings.HasPrefix(k, "-"):
+				w.assignNamed(st, k, v) // declare X+=1, 'a[1]=2'
 			}
 		}
 	case "printf":
@@ -207,10 +207,19 @@ func (w *walker) builtin(st *state, i int) bool {
 		w.readVars(st, i, c.Name(), args[1:])
 		return true
 	case "wait":
-		// wait -p NAME: the id of the job that ended.
-		for j := 1; j+1 < len(args); j++ {
-			if args[j].Text == "-p" && syntax.ValidName(args[j+1].Text) {
-				st.env.setString(args[j+1].Text, Unknown, false)
+		// wait -p NAME (-pNAME, -np NAME): the id of the job that ended.
+		for j := 1; j < len(args); j++ {
+			a := args[j].Text
+			if k := strings.IndexByte(a, 'p'); strings.HasPrefix(a, "-") && k > 0 && strings.Trim(a[1:k], "nf") == "" {
+				name := a[k+1:]
+				if name == "" && j+1 < len(args) {
+					name = args[j+1].Text
+				}
+				if syntax.ValidName(name) {
+					st.env.setString(name, Unknown, false)
+				} else if strings.Contains(name, Unknown) {
+					w.anySet = true
+				}
 			}
 		}
 	case "alias":
@@ -390,13 +399,41 @@ func (w *walker) printfVar(st *state, args []Word) {
 	st.env.setString(base, out, false)
 }
 
+// assignNamed sets what a declaration's operand NAME=value assigns, its
+// name computed (declare "$n=1", $'\x58'=1): the variable itself, or
+// for NAME+=, NAME[i]=, an unknown value; for a name the judge cannot
+// read (unknown, or {X,Y}+=1), any variable may be set ([walker.anySet]).
+func (w *walker) assignNamed(st *state, name, value string) {
+	base, element := strings.CutSuffix(name, "+")
+	if i := strings.IndexByte(base, '['); i > 0 && strings.HasSuffix(base, "]") {
+		base, element = base[:i], true
+	}
+	switch {
+	case !syntax.ValidName(base):
+		w.anySet = true
+	case element:
+		st.env.setString(base, Unknown, false)
+	default:
+		st.env.setString(base, value, false)
+		w.envCode(st, base, value)
+	}
+}
+
 // mapfile sets the array mapfile assigns from its known input's lines,
 // or an unknown value.
 func (w *walker) mapfile(st *state, i int, args []Word) {
 	name := "MAPFILE"
 	for j := 0; j < len(args); j++ {
 		switch a := args[j].Text; {
-		case a == "-d" || a == "-n" || a == "-O" || a == "-s" || a == "-u" || a == "-C" || a == "-c":
+		case strings.HasPrefix(a, "-C"):
+			// -C CODE: run with an index and a line, every -c lines.
+			code := a[2:]
+			if code == "" && j+1 < len(args) {
+				j++
+				code = args[j].Text
+			}
+			w.code(st.nested("mapfile -C", false), i, code+" 0 line")
+		case a == "-d" || a == "-n" || a == "-O" || a == "-s" || a == "-u" || a == "-c":
 			j++
 		case !strings.HasPrefix(a, "-") && syntax.ValidName(a):
 			name = a
@@ -419,11 +456,28 @@ func (w *walker) readVars(st *state, i int, name string, args []Word) {
 	for j := 0; j < len(args); j++ {
 		a := args[j].Text
 		switch {
-		case a == "-a" && j+1 < len(args) && syntax.ValidName(args[j+1].Text):
-			st.env.setString(args[j+1].Text, Unknown, false) // an array, of the line's fields
-			j++
-		case a == "-d" || a == "-n" || a == "-N" || a == "-p" || a == "-t" || a == "-u" || a == "-a":
-			j++
+		case strings.HasPrefix(a, "-") && len(a) > 1 && a != "--":
+			// A cluster of options (-ra NAME, -raNAME): the first that
+			// takes a value takes the rest of the cluster, or the next
+			// word; -a's value is an array, of the line's fields.
+			for k := 1; k < len(a); k++ {
+				if !strings.ContainsRune("adinNptu", rune(a[k])) {
+					continue
+				}
+				value := a[k+1:]
+				if value == "" && j+1 < len(args) {
+					j++
+					value = args[j].Text
+				}
+				if a[k] == 'a' {
+					if syntax.ValidName(value) {
+						st.env.setString(value, Unknown, false)
+					} else if strings.Contains(value, Unknown) {
+						w.anySet = true
+					}
+				}
+				break
+			}
 		case strings.HasPrefix(a, "-"):
 		case syntax.ValidName(a):
 			names = append(names, a)

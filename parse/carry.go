@@ -760,6 +760,10 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 		// set; an exit or an abort in it ends the shell then, not here:
 		// what follows is walked all the same.
 		sub.stop, sub.ret = new(bool), nil
+		// Nor does set -u: a variable unset here (trap 'rm -f "$tmp"'
+		// EXIT; tmp=$(mktemp)) is set when the code runs, and the code
+		// is judged again then, at the shell's end, as it stands.
+		sub.nounset = false
 	}
 	for _, t := range k.Translations {
 		if len(t.SQL) > 0 {

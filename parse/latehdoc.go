@@ -47,17 +47,21 @@ func lateHeredoc(n syntax.Node, text string) (*syntax.Redirect, bool) {
 		}
 		rest, _, _ := strings.Cut(text[off:], "\n")
 		rest = strings.TrimLeft(rest, " \t")
-		return rest == "" || rest[0] == '#'
+		return rest == "" || rest[0] == '#' || rest == "\\" // (a backslash: the line goes on)
 	}
 	slices.Sort(starts)
 	for _, r := range heredocs {
 		line := r.OpPos.Line()
+		read := r.Hdoc != nil && r.Hdoc.Pos().IsValid()
 		for _, e := range ending {
-			if e.Line() == line && endsLine(e) {
+			// Between the operator and the body: on the operator's line,
+			// or on a line that goes on from it. (A body not read: up to
+			// anywhere after.)
+			if e.Line() >= line && (!read || e.Line() < r.Hdoc.Pos().Line()) && endsLine(e) {
 				return r, true
 			}
 		}
-		if r.Hdoc == nil || !r.Hdoc.Pos().IsValid() {
+		if !read {
 			continue
 		}
 		// The first statement after the operator's line.
@@ -69,14 +73,36 @@ func lateHeredoc(n syntax.Node, text string) (*syntax.Redirect, bool) {
 	return nil, false
 }
 
-// heredocsRead asks about code (parsed as n) whose here-documents the
-// parser read from other lines than the shell ([lateHeredoc]): what it
-// would walk is not what the shell runs.
-func (w *walker) heredocsRead(n syntax.Node, text, name string) {
-	if !mayHeredoc(text) {
-		return
+// parsedOtherwise asks about code (text, parsed as n in dialect d) that
+// the parser read otherwise than the shell does: a here-document read
+// from other lines ([lateHeredoc]), a function whose body the shell
+// does not take ([compoundBody]). What the walk would follow is not what
+// the shell runs, or runs nothing of (in an eval: then the script goes
+// on after it, an exit in it never run).
+func (w *walker) parsedOtherwise(d Dialect, n syntax.Node, text string) {
+	if mayHeredoc(text) {
+		if r, late := lateHeredoc(n, text); late {
+			w.problem(ProblemSyntax, r.OpPos.String(), "the here-document begun here is read by cordon's parser from a later line than the shell reads it (after a line that ends in ]] or a let); end that line otherwise, or move the here-document to a line of its own")
+		}
 	}
-	if r, late := lateHeredoc(n, text); late {
-		w.problem(ProblemSyntax, r.OpPos.String(), "the here-document begun here is read by cordon's parser from a later line than the shell reads it (after a line that ends in ]] or a let); end that line otherwise, or move the here-document to a line of its own")
+	if mayDefine(text) {
+		w.funcBodies(d, n)
 	}
+}
+
+// mayDefine reports whether text may define a function: f(), f ( ),
+// function f.
+func mayDefine(text string) bool {
+	return strings.Contains(text, "()") || strings.Contains(text, "( )") || strings.Contains(text, "function")
+}
+
+// funcBodies asks about the functions of n whose body is not one the
+// shell takes ([compoundBody]).
+func (w *walker) funcBodies(d Dialect, n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && !compoundBody(fd, d) {
+			w.problem(ProblemSyntax, fd.Pos().String(), "%s: the body of the function %s is not a compound command ({ ...; }, ( ... ), if, for, while, case, [[ ]], (( ))): the shell does not parse it", d, fd.Name.Value)
+		}
+		return true
+	})
 }

@@ -19,6 +19,9 @@ func TestLateHeredoc(t *testing.T) {
 		"cat <<EOF | [[ -n x ]]\nexit\nEOF\nrm -rf ~\n",
 		"f() {\n  cat <<EOF || [[ -f x ]]\nexit\nEOF\n}\nf\nrm -rf ~\n",
 		"eval 'cat <<EOF || [[ -f x ]]\nexit\nEOF'\nrm -rf ~\n",
+		"cat <<EOF; [[ 1 ]]\\\n\nexit\nEOF\nrm -rf ~\n",
+		"cat <<EOF; let x=1\\\n\nexit\nEOF\nrm -rf ~\n",
+		"cat <<EOF; [[ 1 \\\n]]\nexit\nEOF\nrm -rf ~\n",
 	}
 	for _, script := range late {
 		got := render(Parse(script, testConfig(t.TempDir())))

@@ -43,6 +43,20 @@ func TestNounsetAssigned(t *testing.T) {
 		"Z=$(cat f); read \"$Z\" < /dev/null",
 		"Z=$(cat f); printf -v \"$Z\" 1",
 		"declare -a X; X=\"${X[*]}\"",
+		"read -aX <<< 1",
+		"read -raX <<< 1",
+		"sleep 0 & wait -pX -n",
+		"declare $'\\x58'=1",
+		"declare X+=1",
+		"declare 'X[0]=1'",
+		"declare {X,Y}+=1",
+		"setvar() { declare -g \"$1=$2\"; }; setvar X 1",
+		"[[ ${X:=1} ]]",
+		"(( ${X:=1} ))",
+		"case a in ${X:=a}) ;; esac",
+		"P='X=1'; (( P ))",
+		"P=$(cat f); (( P ))",
+		"declare -i N; P='X=1'; N=P",
 	} {
 		script := "set -u\n" + assign + "\necho \"$X\"\nrm -rf /after\n"
 		got := render(Parse(script, testConfig(t.TempDir())))
@@ -97,6 +111,17 @@ func TestNounsetZsh(t *testing.T) {
 			t.Errorf("%q: the walk stopped:\n%s", script, got)
 		}
 	}
+	// ksh and mksh (read as bash), and an interactive or login bash.
+	for _, c := range []struct {
+		arg0  string
+		start *ShellCall
+	}{{"mksh", nil}, {"ksh", nil}, {"bash", &ShellCall{Dialect: Bash, Interactive: true}}, {"bash", &ShellCall{Dialect: Bash, Login: true}}} {
+		cfg := testConfig(t.TempDir())
+		cfg.Arg0, cfg.Start = c.arg0, c.start
+		if got := render(Parse("set -u\n: $KSH_VERSION $PS1\nrm -rf /after", cfg)); !strings.Contains(got, "rm -rf /after") {
+			t.Errorf("%s %+v: the walk stopped:\n%s", c.arg0, c.start, got)
+		}
+	}
 }
 
 // TestTrapExitGoesOn: an exit or an abort in a trap's code, which runs
@@ -133,7 +158,7 @@ func TestLetShellOperators(t *testing.T) {
 // TestFuncBodyNotCompound: bash and sh take a compound command as a
 // function's body, nothing else; the parser takes f() x. Asked about.
 func TestFuncBodyNotCompound(t *testing.T) {
-	for _, script := range []string{"eval 'f() x\nexit'; rm -rf /after", "f() ! { :; }", "f() time { :; }"} {
+	for _, script := range []string{"eval 'f() x\nexit'; rm -rf /after", "f() ! { :; }", "f() time { :; }", "eval 'exit; f() echo'; rm -rf /after"} {
 		if got := render(Parse(script, testConfig(t.TempDir()))); !strings.Contains(got, "not a compound command") {
 			t.Errorf("%q: not asked about:\n%s", script, got)
 		}
@@ -141,6 +166,15 @@ func TestFuncBodyNotCompound(t *testing.T) {
 	for _, script := range []string{"f() { :; }", "f() ( : )", "f() [[ -n x ]]", "f() ((x))", "f() if true; then :; fi", "f() { :; } > log"} {
 		if got := render(Parse(script, testConfig(t.TempDir()))); strings.Contains(got, "problem") {
 			t.Errorf("%q: asked about:\n%s", script, got)
+		}
+	}
+}
+
+// TestMapfileCallback: mapfile -C CODE runs CODE: judged.
+func TestMapfileCallback(t *testing.T) {
+	for _, script := range []string{"mapfile -C 'rm -rf /x #' -c 1 a <<< x", "readarray -C'rm -rf /x #' -c1 a <<< x"} {
+		if got := render(Parse(script, testConfig(t.TempDir()))); !strings.Contains(got, "rm -rf /x") {
+			t.Errorf("%q: the callback was not walked:\n%s", script, got)
 		}
 	}
 }

@@ -351,6 +351,14 @@ func (w *walker) arithValue(st *state, value string) {
 	if arithCode(value) {
 		w.arithExpr(st, value)
 	}
+	switch {
+	case strings.Contains(value, Unknown):
+		// An expression the judge cannot read may assign any variable
+		// (P=$(cat f); (( P ))).
+		w.anySet = true
+	case strings.ContainsAny(value, "=+-"):
+		w.arithAssigns(st, value) // P='X=1'; (( P )) sets X
+	}
 }
 
 // arithWord walks the value of a word evaluated as arithmetic.

@@ -75,6 +75,10 @@ type state struct {
 	priv    bool
 	remote  bool // on another machine (ssh host CMD)
 	depth   int
+	// ownVars: the shell sets variables of its own that the judge does
+	// not list (zsh, ksh, mksh; an interactive or login shell, which
+	// reads start-up files too): an unset one never stops the walk.
+	ownVars bool
 	stop    *bool             // set by exit or an aborting expansion: nothing after runs
 	ret     *bool             // set by return inside a function or sourced file
 	input   *string           // known standard input of a compound command's body
@@ -106,8 +110,19 @@ func (w *walker) rootState(cfg *Config) *state {
 		stop:    new(bool),
 		shell:   &shellInfo{},
 	}
+	st.ownVars = cfg.Dialect == Zsh || !plainShell(cfg.Arg0) || cfg.Start != nil && (cfg.Start.Interactive || cfg.Start.Login)
 	st.shellOptions(cfg.Options)
 	return st
+}
+
+// plainShell reports whether arg0 names bash or sh (dash), whose own
+// variables the judge lists; "" is taken for one.
+func plainShell(arg0 string) bool {
+	switch strings.TrimPrefix(filepath.Base(arg0), "-") {
+	case "", ".", "bash", "sh", "dash":
+		return true
+	}
+	return false
 }
 
 // A funcTable is a shell's functions. A subshell's table shares its
@@ -242,6 +257,7 @@ func (st *state) newShell(call ShellCall, via string) *state {
 	c.funcs = &funcTable{}
 	c.aliases = map[string][]aliasDef{}
 	c.globs, c.posix, c.hashes, c.shell = globOpts{}, false, nil, &shellInfo{}
+	c.ownVars = call.Dialect == Zsh || !plainShell(call.Arg0) || call.Interactive || call.Login
 	c.shellOptions(call.Options)
 	stop := false
 	c.stop = &stop
@@ -329,7 +345,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if outline {
 		if f, text, ok := w.outlined(st.dialect, src, name); ok {
 			w.carriageReturn(st.dialect, f, text, name)
-			w.heredocsRead(f, text, name)
+			w.parsedOtherwise(st.dialect, f, text)
 			w.reserve(f)
 			w.lines(st, f.Stmts, first)
 			return
@@ -345,7 +361,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 			w.keepOutline(st.dialect, src, name, f)
 		}
 		w.carriageReturn(st.dialect, f, src, name)
-		w.heredocsRead(f, src, name)
+		w.parsedOtherwise(st.dialect, f, src)
 		w.reserve(f)
 		w.lines(st, f.Stmts, first)
 		return
@@ -499,12 +515,6 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 	case *syntax.FuncDecl:
 		if b := splitFuncDecl(c); b != nil {
 			return w.binary(st, b, stdin)
-		}
-		if !compoundBody(c, st.dialect) {
-			// f() x: the parser takes it, bash and sh do not (a syntax
-			// error: in an eval, none of its code runs, and the script
-			// goes on after it).
-			w.problem(ProblemSyntax, c.Pos().String(), "%s: the body of the function %s is not a compound command ({ ...; }, ( ... ), if, for, while, case, [[ ]], (( ))): the shell does not parse it", st.dialect, c.Name.Value)
 		}
 		// The body was parsed with the rest of its line: the aliases
 		// it uses are those defined then.
@@ -786,10 +796,10 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 		if a.Name == nil || a.Naked {
 			if a.Value != nil {
 				v, _ := w.literal(st, a.Value)
-				if name, _, _ := strings.Cut(v.Text, "="); !strings.HasPrefix(v.Text, "-") {
+				if name, value, ok := strings.Cut(v.Text, "="); !strings.HasPrefix(v.Text, "-") {
 					w.arithValue(st, name) // declare 'a[$(cmd)]=1'
-					if strings.Contains(name, Unknown) {
-						w.anySet = true // declare "$name=1": any variable
+					if ok {
+						w.assignNamed(st, name, value) // declare "$name=1"
 					}
 				}
 				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "n") {
@@ -1405,9 +1415,11 @@ func (w *walker) redirs(st *state, rs []*syntax.Redirect) ([]Redir, *string) {
 	var input *string
 	for _, r := range rs {
 		if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
-			// {X}>file: the shell sets X to the descriptor it opens.
-			if name := strings.Trim(r.N.Value, "{}"); syntax.ValidName(name) {
-				st.env.setString(name, Unknown, false)
+			// {X}>file: the shell sets X to the descriptor it opens,
+			// 10 or above (>&$X is a descriptor, not a file). An
+			// array's element, {X[1]}>, sets the array.
+			if name, _, _ := strings.Cut(strings.Trim(r.N.Value, "{}"), "["); syntax.ValidName(name) {
+				st.env.setString(name, "10", false)
 			}
 		}
 		switch r.Op {
