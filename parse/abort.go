@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Aborts: under set -u, or at ${X:?}, the shell stops where X is unset,
@@ -74,7 +75,7 @@ type bareLook struct {
 // other than in an expansion (after "$", "${", "${!" or "${#"), or in
 // one that assigns it (${X=v}, ${X:=v}).
 func namedBare(text, name string) bool {
-	if !isIdent(name) {
+	if !syntax.ValidName(name) {
 		return false // $1, $@: positional and special parameters
 	}
 	for i := 0; ; {
@@ -97,18 +98,6 @@ func namedBare(text, name string) bool {
 		}
 		return true
 	}
-}
-
-func isIdent(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := range len(s) {
-		if !isIdentByte(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func isIdentByte(c byte) bool {
