@@ -129,7 +129,7 @@ func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
 	}
 	// The shims inside cannot see the agent: they get its start from
 	// here (platform.AgentSince).
-	p.AgentSince = platform.SinceNanos(ctx.agentSince())
+	p.AgentSince = ctx.AgentStart()
 	cfg := ctx.Settings
 	c, err := confine(p, cfg.Sandbox.Backend, ctx.Env)
 	if err != nil {
@@ -396,6 +396,10 @@ func (ctx *Context) runRoots() ([]string, error) {
 	}
 	return p.WritableRoots(), nil
 }
+
+// AgentStart is the bound of [platform.AgentSince] the command's policy
+// carries ([platform.Policy.AgentSince]), found once.
+func (ctx *Context) AgentStart() int64 { return platform.SinceNanos(ctx.agentSince()) }
 
 // agentSince is the time from which this user's files may be the
 // agent's ([platform.AgentSince], or AgentSince when set), found once.

@@ -231,6 +231,9 @@ type Policy struct {
 	socketsPartial bool
 	// socketsSearched is true once HostSockets were looked for.
 	socketsSearched bool
+	// listingsIn is the state directory that keeps the socket search's
+	// listings ([Policy.SearchSockets]), "" for none: set by [Sandbox].
+	listingsIn string
 	// scratchPending is true while the repositories in scratch space
 	// are still to be looked for (Spec.DeferScratchRepos), with the
 	// spec's GitConfigSafe for them in scratchSafe.

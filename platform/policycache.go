@@ -21,6 +21,7 @@ import (
 
 	"github.com/cordonsh/cordon/internal/atomicfile"
 	"github.com/cordonsh/cordon/internal/filestamp"
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // The policy cache. Resolving a policy looks at a few hundred paths and
@@ -97,24 +98,24 @@ func readDirPlain(dir string) []dirEntry {
 // listDir is [readDirPlain] that also says how many entries dir has
 // (what listing it cost), and why a directory that is there could not
 // be listed (a directory gone, or not one, lists nothing, with no
-// error).
+// error). The subdirectories and sockets come sorted by name.
 func listDir(dir string) (out []dirEntry, n int, err error) {
-	entries, err := os.ReadDir(dir)
+	n, err = smallfile.ReadDirTypes(dir, func(name []byte, typ smallfile.Type) {
+		switch typ {
+		case smallfile.Dir:
+			out = append(out, dirEntry{Name: string(name)})
+		case smallfile.Socket:
+			out = append(out, dirEntry{Name: string(name), Socket: true})
+		}
+	})
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			err = nil
 		}
 		return nil, 0, err
 	}
-	for _, e := range entries {
-		switch t := e.Type(); {
-		case t.IsDir():
-			out = append(out, dirEntry{Name: e.Name()})
-		case t&os.ModeSocket != 0:
-			out = append(out, dirEntry{Name: e.Name(), Socket: true})
-		}
-	}
-	return out, len(entries), nil
+	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return out, n, nil
 }
 
 // A recorder collects the witnesses of one resolution.
@@ -391,13 +392,36 @@ func openPolicyCache(dir string, p *Policy) *policyCache {
 	if dir == "" {
 		return nil
 	}
+	return openCacheFile(cacheFile(dir, p.Workspace, p.Home))
+}
+
+// openCacheFile returns the cache kept in file.
+func openCacheFile(file string) *policyCache {
 	c := &policyCache{
-		file: cacheFile(dir, p.Workspace, p.Home),
+		file: file,
 		t0:   time.Now(),
 		new:  cacheData{listings: map[string]*listing{}},
 	}
 	c.old = readCache(c.file)
 	return c
+}
+
+// keepListingsIn makes the state directory dir keep the listings of p's
+// search for sockets, when p lets no command write there ([keepable]).
+func (p *Policy) keepListingsIn(dir string) {
+	if keepable(dir, p) {
+		p.listingsIn = dir
+	}
+}
+
+// listingsFile is the file in dir that keeps the socket search's
+// listings for a home directory (one for every workspace: the search
+// reads the same scratch directories, /run and home directory from all).
+// A file of the policy cache's form with listings only: read by the
+// manager of a new session, not by every command as the policy cache is.
+func listingsFile(dir, home string) string {
+	sum := sha256.Sum256([]byte("sockets\x00" + home))
+	return filepath.Join(dir, "policy", "sockets-"+hex.EncodeToString(sum[:12]))
 }
 
 // keepable reports whether directory dir may hold what a policy's

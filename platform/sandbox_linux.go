@@ -21,6 +21,7 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	if name == BackendNone {
 		return Direct, nil
 	}
+	p.keepListingsIn(stateDir)
 	if name == BackendSeatbelt {
 		serr.Reasons = append(serr.Reasons, "seatbelt is macOS's sandbox; on Linux use auto, bwrap or landlock")
 		return nil, serr

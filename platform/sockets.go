@@ -74,9 +74,19 @@ func (p *Policy) SearchSockets() {
 	// where the socket in it was not found. It is covered whole instead
 	// (unless it holds a path the program needs, or a socket the policy
 	// names).
+	// The listings of directories unchanged since an earlier search
+	// are taken from the state directory, with the same stamps as the
+	// policy cache's scratch listings (a directory whose entries change
+	// gets new times): the search reads hundreds of directories, a
+	// build cache's of hundreds of entries each, at every new session.
+	var c *policyCache
+	if p.listingsIn != "" {
+		c = openCacheFile(listingsFile(p.listingsIn, p.Home))
+		defer c.save()
+	}
 	var unlisted []string
 	readDir := func(dir string) []dirEntry {
-		entries, _, err := listDir(dir)
+		entries, err := c.readDir(dir)
 		if err != nil && !othersDir(dir) && maskable(p, dir) && !slices.ContainsFunc(p.Sockets, func(s string) bool { return Within(s, dir) }) {
 			unlisted = append(unlisted, dir)
 		}

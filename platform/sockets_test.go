@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHostSockets checks where the host's sockets are looked for: every
@@ -122,6 +123,32 @@ func BenchmarkHostSockets(b *testing.B) {
 	}
 }
 
+// BenchmarkHostSocketsTree measures the search in a made tree, the same
+// from run to run (this machine's /tmp is not): a scratch directory of
+// 60 directories of 150 files each (build directories), a home
+// directory of 20 directories of 40.
+func BenchmarkHostSocketsTree(b *testing.B) {
+	dir := b.TempDir()
+	fill := func(root string, dirs, files int) {
+		for d := range dirs {
+			sub := filepath.Join(root, fmt.Sprintf("d%d", d))
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			for f := range files {
+				os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d", f)), nil, 0o644)
+			}
+		}
+	}
+	home, scratch := filepath.Join(dir, "home"), filepath.Join(dir, "tmp")
+	fill(scratch, 60, 150)
+	fill(home, 20, 40)
+	p := &Policy{Home: home, Scratch: []string{scratch}}
+	for b.Loop() {
+		p.hostSockets(readDirPlain)
+	}
+}
+
 // TestHostSocketsScratchFull: a scratch directory full of directories
 // (an earlier command can make thousands in /tmp) uses up the search's
 // budget, but not before the home directory's sockets are found.
@@ -148,5 +175,90 @@ func TestHostSocketsScratchFull(t *testing.T) {
 	}
 	if !slices.Contains(got, "/home/u/.app/ctl") {
 		t.Errorf("the home directory's socket is not found behind a full /tmp: %q", got)
+	}
+}
+
+// TestHostSocketsListingsKept: the socket search keeps its listings in
+// the state directory and takes a directory's from there while its
+// stamp holds (a forged entry shows, so the kept listing was used); a
+// socket made since, one removed, and a directory replaced by a socket
+// of its name are all seen by the next search, as a search without the
+// kept listings sees them.
+func TestHostSocketsListingsKept(t *testing.T) {
+	if !canStamp {
+		t.Skip("no kept listings on this system")
+	}
+	old := racyMargin
+	racyMargin = 50 * time.Millisecond
+	t.Cleanup(func() { racyMargin = old })
+	root := t.TempDir()
+	home, scratch, state := filepath.Join(root, "home"), filepath.Join(root, "tmp"), filepath.Join(root, "state")
+	for _, d := range []string{filepath.Join(home, ".app"), filepath.Join(scratch, "emacs0"), filepath.Join(scratch, "build"), state} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var listeners []net.Listener
+	listen := func(path string) {
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listeners = append(listeners, l)
+	}
+	t.Cleanup(func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	})
+	listen(filepath.Join(scratch, "emacs0", "server"))
+	search := func(keep bool) []string {
+		p := &Policy{Home: home, Scratch: []string{scratch}, Network: NetworkOff}
+		if keep {
+			p.keepListingsIn(state)
+		}
+		p.SearchSockets()
+		return p.HostSockets
+	}
+	same := func(why string) []string {
+		t.Helper()
+		got, want := search(true), search(false)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: with the kept listings %q, without %q", why, got, want)
+		}
+		return got
+	}
+	time.Sleep(2 * racyMargin)
+	same("first search")
+	file := listingsFile(state, home)
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the listings were not kept: %v", err)
+	}
+	// Used while unchanged: a socket forged into a kept listing shows.
+	forge(t, file, func(body string) string {
+		return strings.Replace(body, "e S server\n", "e S server\ne S forged\n", 1)
+	})
+	if got := search(true); !slices.Contains(got, filepath.Join(scratch, "emacs0", "forged")) {
+		t.Fatalf("the kept listing was not used: %q", got)
+	}
+	// Changes since are seen.
+	listen(filepath.Join(scratch, "build", "new.sock"))
+	os.Remove(filepath.Join(scratch, "emacs0", "server"))
+	listen(filepath.Join(home, ".app", "ctl"))
+	got := same("after changes")
+	for _, s := range []string{filepath.Join(scratch, "build", "new.sock"), filepath.Join(home, ".app", "ctl")} {
+		if !slices.Contains(got, s) {
+			t.Errorf("%s made since is not found: %q", s, got)
+		}
+	}
+	if slices.Contains(got, filepath.Join(scratch, "emacs0", "server")) || slices.Contains(got, filepath.Join(scratch, "emacs0", "forged")) {
+		t.Errorf("a socket gone is still found: %q", got)
+	}
+	time.Sleep(2 * racyMargin)
+	same("settled")
+	os.RemoveAll(filepath.Join(scratch, "build"))
+	listen(filepath.Join(scratch, "build"))
+	if got := same("a directory replaced by a socket"); !slices.Contains(got, filepath.Join(scratch, "build")) {
+		t.Errorf("the socket in place of a directory is not found: %q", got)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -604,40 +603,18 @@ func (o *Options) startManager(sock string, a *agentProc) error {
 	if err != nil {
 		return err
 	}
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	// One started early, carrying the same agent's start, if any
+	// (early_linux.go); one that ended meanwhile is started again.
+	if l := takeEarly(o.Policy.AgentSince); l != nil {
+		if err := l.hand(data); !errors.Is(err, errGone) {
+			return err
+		}
+	}
+	l, err := launch(o.Policy.AgentSince)
 	if err != nil {
 		return err
 	}
-	mine, theirs := os.NewFile(uintptr(pair[0]), "manager"), os.NewFile(uintptr(pair[1]), "shim")
-	defer mine.Close()
-	cmd := exec.Command("/proc/self/exe")
-	// The agent's start, for the shims of a Landlock sandbox, which find
-	// this process above their keeper (platform.AgentSince).
-	cmd.Args = []string{ManagerRole, platform.CarriedArg(o.Policy.AgentSince)}
-	cmd.Dir, cmd.Env, cmd.ExtraFiles = "/", o.Env, []*os.File{theirs}
-	// Its own session: a kill of the agent's process groups does not
-	// reach it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
-	theirs.Close()
-	if err != nil {
-		return fmt.Errorf("cannot start the session manager: %v", err)
-	}
-	go cmd.Wait()
-	if _, err := mine.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("cannot talk to the session manager: %v", err)
-	}
-	line, err := bufio.NewReader(mine).ReadString('\n')
-	line = strings.TrimSpace(line)
-	switch {
-	case line == "ok":
-		return nil
-	case line == "busy":
-		return errBusy
-	case strings.HasPrefix(line, "error "):
-		return errors.New(strings.TrimPrefix(line, "error "))
-	}
-	return fmt.Errorf("the session manager ended unexpectedly (%v)", err)
+	return l.hand(data)
 }
 
 // reconcile puts the guarded places of the workspace back (see

@@ -142,6 +142,8 @@ func ManagerMain(args []string) int {
 		fmt.Fprintf(shim, "error the session manager got a bad request (%v)\n", err)
 		return 126
 	}
+	// Started with no environment (early_linux.go): the spec's is its own.
+	adoptEnv(m.s.Env)
 	lock, err := m.lock()
 	if err != nil {
 		fmt.Fprintf(shim, "%s\n", err)

@@ -24,7 +24,10 @@ type Options struct {
 }
 
 // Prepare does nothing: sessions need Linux.
-func Prepare(stateDir, session, ws string) {}
+func Prepare(stateDir, session, ws string, since func() int64) {}
+
+// Discard does nothing: sessions need Linux.
+func Discard() {}
 
 // Exec returns at once: sessions need Linux.
 func Exec(o *Options) error { return errors.New("sessions need Linux") }

@@ -3,6 +3,7 @@ package sessionbox
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,12 +72,18 @@ var agentOnce = sync.OnceValue(findAgent)
 // It connects before it returns: the manager's ticket must be taken by
 // the time the command connects (made beside the judgement, the
 // connection came later on two cores, and the ticket was on the
-// command's path: docs/performance.md).
-func Prepare(stateDir, session, ws string) {
+// command's path: docs/performance.md). When no manager listens there,
+// the command is likely to start a session: a manager's process is
+// started now, carrying the agent's start since() gives, to be sent
+// the session when the command starts it (early_linux.go).
+func Prepare(stateDir, session, ws string, since func() int64) {
 	if ws == "" || !filepath.IsAbs(stateDir) || platform.IsTerminal(0) || platform.IsTerminal(1) || platform.IsTerminal(2) {
 		return
 	}
-	fd := dialPrepare(stateDir, session, ws)
+	fd, none := dialPrepare(stateDir, session, ws)
+	if none && since != nil {
+		startEarly(since())
+	}
 	if fd < 0 {
 		return
 	}
@@ -89,26 +96,29 @@ func Prepare(stateDir, session, ws string) {
 }
 
 // dialPrepare connects to the prepare socket of the session [Prepare]
-// names, or returns -1.
-func dialPrepare(stateDir, session, ws string) int {
+// names, or returns -1; none says that no manager listens there (no
+// socket, or none accepting on it), for a session that could have one.
+func dialPrepare(stateDir, session, ws string) (fd int, none bool) {
 	dir := Dir(stateDir)
 	secret, err := smallfile.ReadFile(filepath.Join(dir, "secret")) // made by the first command, checked then
 	if err != nil || len(secret) != 32 {
-		return -1
+		return -1, false
 	}
 	id, agent, ok := sessionID(session, agentOnce())
 	if !ok {
-		return -1
+		return -1, false
 	}
-	fd, err := dial(preparePath(dir, secret, id, agent, ws))
+	fd, err = dial(preparePath(dir, secret, id, agent, ws))
 	if err != nil {
-		return -1
+		return -1, errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ECONNREFUSED)
 	}
-	return fd
+	return fd, false
 }
 
 // unprepare closes the connection [Prepare] made, if any.
 func unprepare() {
+	// (A manager started early and not taken by now is not needed.)
+	closeEarly()
 	prepared.Lock()
 	if prepared.fd >= 0 {
 		unix.Close(prepared.fd)
@@ -144,7 +154,9 @@ func preparePath(dir string, secret []byte, id, agent, ws string) string {
 // of an agent in a workspace takes the early tickets). No socket is no
 // error: commands then take their tickets when they connect.
 func (m *manager) listenPrepare() {
-	if m.s.Prepare == "" || !m.guarded {
+	// (Made for a workspace with nothing guarded too, where it takes no
+	// ticket: a shim that finds no manager listening starts one early.)
+	if m.s.Prepare == "" {
 		return
 	}
 	fd, err := listenUnix(m.s.Prepare, maxPrepared)
@@ -203,7 +215,7 @@ func (m *manager) prepare(conn int, running int, unprepared chan<- int) {
 		unix.Close(conn)
 		return
 	}
-	if !m.held && running <= 0 {
+	if m.guarded && !m.held && running <= 0 {
 		if m.since.IsZero() {
 			m.since = time.Now()
 		}

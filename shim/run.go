@@ -201,7 +201,7 @@ func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 		// while the command is judged (sessionbox.Prepare); a piped
 		// shell runs in a sandbox of its own.
 		if r.ctx.ForSession && !piped {
-			sessionbox.Prepare(decide.StateDir(r.ctx.Getenv), getenv(r.env, "CORDON_SESSION"), ws)
+			sessionbox.Prepare(decide.StateDir(r.ctx.Getenv), getenv(r.env, "CORDON_SESSION"), ws, r.ctx.AgentStart)
 		}
 	}
 	if piped {

@@ -34,6 +34,9 @@ func execConfined(c *decide.Confinement, stateDir, path string, argv []string, g
 			Round: round.session(),
 		})
 	}
+	// (A session's manager started early for the command is not
+	// needed: ended before the exec, which would inherit it.)
+	sessionbox.Discard()
 	round.startSaver()
 	return guard.Exec(c.Backend, c.Policy, stateDir, path, argv, env)
 }
