@@ -5,6 +5,7 @@ package battery
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,5 +140,41 @@ func TestSessionManagerStartedEarly(t *testing.T) {
 		if len(got.Left) > 0 {
 			t.Errorf("a command run in a sandbox of its own left processes running: %+v", got.Left)
 		}
+	})
+}
+
+// TestSessionPrepareSocketRetaken: a session whose prepare socket's name
+// is gone (a newer session of the same agent in the workspace took it,
+// and ended) makes it again at its next command: else every later
+// command's shim found no manager listening, and started one early for
+// nothing.
+func TestSessionPrepareSocketRetaken(t *testing.T) {
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		r.inSession(true)
+		state := filepath.Join(r.home, ".local", "state", "cordon")
+		pres, _ := filepath.Glob(filepath.Join(state, "sessions", "*.pre"))
+		if len(pres) != 1 {
+			t.Fatalf("want the session's one prepare socket, got %q", pres)
+		}
+		if err := os.Remove(pres[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, errs, code := r.sh("true"); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if _, err := os.Stat(pres[0]); err != nil {
+			t.Errorf("the prepare socket was not made again: %v", err)
+		}
+		// And it is listened on: a shim's prepare connects.
+		if _, errs, code := r.sh("true"); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		_, pre := prepareSocket(t, r)
+		c, err := net.Dial("unix", pre)
+		if err != nil {
+			t.Fatalf("no manager listens on the prepare socket made again: %v", err)
+		}
+		c.Close()
 	})
 }

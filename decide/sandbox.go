@@ -93,6 +93,13 @@ type Confinement struct {
 	// Weaknesses are cordon's own places the sandbox leaves writable;
 	// only with ConfineOptions.Inspect, else they are an error.
 	Weaknesses []Weakness
+	// AgentStart is the bound of [platform.AgentSince] for the policy
+	// (its AgentSince), found when first asked. A policy made for a
+	// session's sandbox leaves AgentSince unset: a command handed to a
+	// running session never needs it (the session's manager carries its
+	// own), and finding it walks up the processes; whoever makes a
+	// sandbox from it sets it first.
+	AgentStart func() int64
 }
 
 // ConfineOptions override the settings for one command.
@@ -129,12 +136,15 @@ func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
 	}
 	// The shims inside cannot see the agent: they get its start from
 	// here (platform.AgentSince).
-	p.AgentSince = ctx.AgentStart()
+	if !ctx.ForSession {
+		p.AgentSince = ctx.AgentStart()
+	}
 	cfg := ctx.Settings
 	c, err := confine(p, cfg.Sandbox.Backend, ctx.Env)
 	if err != nil {
 		return nil, err
 	}
+	c.AgentStart = ctx.AgentStart
 	c.Settings, c.Workspace = cfg, ctx.Workspace
 	// What decides the sandbox, and cordon itself, must not be writable
 	// from inside it.

@@ -100,6 +100,15 @@ func readDirPlain(dir string) []dirEntry {
 // be listed (a directory gone, or not one, lists nothing, with no
 // error). The subdirectories and sockets come sorted by name.
 func listDir(dir string) (out []dirEntry, n int, err error) {
+	out, n, _, err = listDirStamped(dir)
+	return out, n, err
+}
+
+// listDirStamped is [listDir] that also gives the stamp of the directory
+// it read, taken from its descriptor before its entries (not of whatever
+// its path names: a parent renamed meanwhile puts another directory
+// there); st.Exists is false where there are no stamps.
+func listDirStamped(dir string) (out []dirEntry, n int, st stamp, err error) {
 	n, err = smallfile.ReadDirTypes(dir, func(name []byte, typ smallfile.Type) {
 		switch typ {
 		case smallfile.Dir:
@@ -107,15 +116,15 @@ func listDir(dir string) (out []dirEntry, n int, err error) {
 		case smallfile.Socket:
 			out = append(out, dirEntry{Name: string(name), Socket: true})
 		}
-	})
+	}, func(fd int) { st = fdStamp(fd) })
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			err = nil
 		}
-		return nil, 0, err
+		return nil, 0, stamp{}, err
 	}
 	slices.SortFunc(out, func(a, b dirEntry) int { return strings.Compare(a.Name, b.Name) })
-	return out, n, nil
+	return out, n, st, nil
 }
 
 // A recorder collects the witnesses of one resolution.
@@ -503,12 +512,21 @@ func (c *policyCache) readDir(dir string) ([]dirEntry, error) {
 		return l.entries, nil
 	}
 	// A directory changed too recently (a busy /tmp) is listed every
-	// time: the file is rewritten only when it gains or loses one.
-	entries, n, err := listDir(dir)
+	// time: the file is rewritten only when it gains or loses one. A
+	// listing is kept only under the stamp of the directory it was read
+	// from: found by its path twice (stamped, then listed), it could be
+	// two directories (a parent swapped with another between the two, by
+	// a command of a sandbox that can write the parent's parent), and a
+	// listing kept under the other's stamp would stand for the directory
+	// as long as that stamp holds (found by an attacker).
+	if beforeListing != nil {
+		beforeListing(dir)
+	}
+	entries, n, read, err := listDirStamped(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !st.racy(c.t0) {
+	if read == st && !st.racy(c.t0) {
 		c.new.listings[dir] = &listing{stamp: st, entries: entries}
 		c.relisted++
 		c.relistedEntries += n
@@ -517,6 +535,10 @@ func (c *policyCache) readDir(dir string) ([]dirEntry, error) {
 	}
 	return entries, nil
 }
+
+// beforeListing, when set (by tests), runs between a directory's stamp
+// and its listing in [policyCache.readDir].
+var beforeListing func(dir string)
 
 // maxRelisted is how many directories may be listed again, their
 // listings in the file out of date, before the file is written: writing

@@ -262,3 +262,68 @@ func TestHostSocketsListingsKept(t *testing.T) {
 		t.Errorf("the socket in place of a directory is not found: %q", got)
 	}
 }
+
+// TestHostSocketsListingSwapped: a parent of a listed directory swapped
+// with another between the directory's stamp and its listing (a command
+// of a sandbox that can write the parent's parent, /tmp, renaming its
+// $TMPDIR and a decoy in a loop: an attacker won it in seconds) makes the
+// path name another directory for the listing. What is kept must be the
+// listing of the directory whose stamp it carries: else the decoy's empty
+// listing stood, under the real directory's stamp, for every later
+// search, and a host socket in it was never covered again.
+func TestHostSocketsListingSwapped(t *testing.T) {
+	if !canStamp {
+		t.Skip("no kept listings on this system")
+	}
+	old := racyMargin
+	racyMargin = 50 * time.Millisecond
+	t.Cleanup(func() { racyMargin = old; beforeListing = nil })
+	root := t.TempDir()
+	home, state, scratch := filepath.Join(root, "home"), filepath.Join(root, "state"), filepath.Join(root, "tmp")
+	real, decoy := filepath.Join(scratch, "x"), filepath.Join(scratch, "decoy")
+	for _, d := range []string{home, state, filepath.Join(real, "d"), filepath.Join(decoy, "d")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host := filepath.Join(real, "d", "host.sock")
+	l, err := net.Listen("unix", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	time.Sleep(3 * racyMargin)
+	search := func(keep bool) []string {
+		p := &Policy{Home: home, Scratch: []string{real}, Network: NetworkOff}
+		if keep {
+			p.keepListingsIn(state)
+		}
+		p.SearchSockets()
+		return p.HostSockets
+	}
+	swap := func() {
+		if err := os.Rename(real, filepath.Join(scratch, "tmp")); err != nil {
+			t.Fatal(err)
+		}
+		os.Rename(decoy, real)
+		os.Rename(filepath.Join(scratch, "tmp"), decoy)
+	}
+	// Swapped once between the stamp of x/d and its listing, and back
+	// after the search.
+	beforeListing = func(dir string) {
+		if dir == filepath.Join(real, "d") {
+			beforeListing = nil
+			swap()
+		}
+	}
+	search(true)
+	swap()
+	if _, err := os.Stat(host); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if with, without := search(true), search(false); !slices.Contains(with, host) || !slices.Contains(without, host) {
+			t.Fatalf("search %d after the swap: the host socket with the kept listings %v, without %v", i, slices.Contains(with, host), slices.Contains(without, host))
+		}
+	}
+}

@@ -21,8 +21,22 @@ func statStamp(path string) (stamp, bool) {
 	if err := unix.Stat(path, &st); err != nil {
 		return stamp{}, errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
 	}
-	return stamp{Exists: true, Dev: st.Dev, Ino: st.Ino,
-		Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true
+	return stampOf(&st), true
+}
+
+// stampOf is the stamp of the file st describes.
+func stampOf(st *unix.Stat_t) stamp {
+	return stamp{Exists: true, Dev: st.Dev, Ino: st.Ino, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}
+}
+
+// fdStamp is the stamp of the file open at fd; not Exists when it
+// cannot be read.
+func fdStamp(fd int) stamp {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return stamp{}
+	}
+	return stampOf(&st)
 }
 
 // readOwnFile reads file when it is a regular file (not a link), owned

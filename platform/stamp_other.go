@@ -10,6 +10,8 @@ const canStamp = false
 
 func statStamp(string) (stamp, bool) { return stamp{}, false }
 
+func fdStamp(int) stamp { return stamp{} }
+
 func inode(os.FileInfo) uint64 { return 0 }
 
 func readOwnFile(string, int64) ([]byte, bool) { return nil, false }

@@ -28,8 +28,11 @@ import (
 
 // Options are one command to run in its session's sandbox.
 type Options struct {
-	Backend  platform.Backend
-	Policy   *platform.Policy
+	Backend platform.Backend
+	Policy  *platform.Policy
+	// Since, when set, gives the policy's AgentSince where it is left
+	// unset, once a new session needs it ([decide.Confinement]).
+	Since    func() int64
 	StateDir string // cordon's state directory
 	Path     string // the real shell
 	Argv     []string
@@ -206,6 +209,9 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 			return "", nil, errors.New("no agent process found")
 		}
 		id = "session " + o.Session
+	}
+	if !found {
+		o.fillSince()
 	}
 	p := *o.Policy
 	p.Env = nil // the command's, sent with it
@@ -591,6 +597,7 @@ func released(r *bufio.Reader, token string) bool {
 // startManager starts the session's manager and waits until it listens
 // on sock; errBusy when another manager holds the session.
 func (o *Options) startManager(sock string, a *agentProc) error {
+	o.fillSince()
 	// The sandbox made now guards the repositories in scratch space that
 	// a command of its session could find (the key leaves them out).
 	o.Policy.FindScratchRepositories()
@@ -615,6 +622,13 @@ func (o *Options) startManager(sock string, a *agentProc) error {
 		return err
 	}
 	return l.hand(data)
+}
+
+// fillSince sets the policy's AgentSince from Since when it is unset.
+func (o *Options) fillSince() {
+	if o.Policy.AgentSince == 0 && o.Since != nil {
+		o.Policy.AgentSince = o.Since()
+	}
 }
 
 // reconcile puts the guarded places of the workspace back (see

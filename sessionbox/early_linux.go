@@ -169,14 +169,12 @@ func closeEarly() {
 	}
 }
 
-// adoptEnv makes env this process's environment, the first of two
-// entries of a name winning, as when a process is started with env.
+// adoptEnv makes env this process's environment, the last of two
+// entries of a name winning, as os/exec starts a process with env.
 func adoptEnv(env []string) {
 	os.Clearenv()
-	set := map[string]bool{}
 	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k != "" && !set[k] {
-			set[k] = true
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
 			os.Setenv(k, v)
 		}
 	}

@@ -652,6 +652,7 @@ func (m *manager) serve() {
 		case conn := <-unprepared:
 			m.unprepare(conn, running)
 		case c := <-conns:
+			m.retakePrepare(prepares)
 			// The guard's ticket first (taken already when its shim
 			// prepared it): the command starts once the keeper has the
 			// connection. One taken early longer ago than a shim judges

@@ -14,6 +14,7 @@ import (
 type Options struct {
 	Backend   platform.Backend
 	Policy    *platform.Policy
+	Since     func() int64
 	StateDir  string
 	Path      string
 	Argv, Env []string

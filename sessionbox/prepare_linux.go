@@ -171,6 +171,30 @@ func (m *manager) listenPrepare() {
 	m.pre, m.preIno = fd, st.Ino
 }
 
+// retakePrepare makes the prepare socket again when its name is gone:
+// a newer session of the same agent in the workspace took it and has
+// ended since, and commands come to this one again (its key is theirs
+// again). Without it their shims would find no manager listening, and
+// each would start one early for nothing and take no early ticket.
+func (m *manager) retakePrepare(prepares chan<- int) {
+	if m.s.Prepare == "" {
+		return
+	}
+	if _, err := os.Lstat(m.s.Prepare); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if m.pre >= 0 {
+		// (Shut down first: the accept blocked on it returns.)
+		unix.Shutdown(m.pre, unix.SHUT_RDWR)
+		unix.Close(m.pre)
+		m.pre = -1
+	}
+	m.listenPrepare()
+	if m.pre >= 0 {
+		go m.acceptPrepares(m.pre, prepares)
+	}
+}
+
 // closePrepare removes the prepare socket, unless another manager's
 // took its name since.
 func (m *manager) closePrepare() {

@@ -29,7 +29,7 @@ func execConfined(c *decide.Confinement, stateDir, path string, argv []string, g
 		// It returns only when the command did not run: then it runs in
 		// a sandbox of its own, as without sessions.
 		sessionbox.Exec(&sessionbox.Options{
-			Backend: c.Backend, Policy: c.Policy, StateDir: stateDir,
+			Backend: c.Backend, Policy: c.Policy, Since: c.AgentStart, StateDir: stateDir,
 			Path: path, Argv: argv, Env: env, Session: named, Workspace: c.Workspace.Dir, Idle: c.Settings.Sandbox.SessionIdle,
 			Round: round.session(),
 		})
@@ -37,6 +37,9 @@ func execConfined(c *decide.Confinement, stateDir, path string, argv []string, g
 	// (A session's manager started early for the command is not
 	// needed: ended before the exec, which would inherit it.)
 	sessionbox.Discard()
+	if c.Policy != nil && c.Policy.AgentSince == 0 && c.AgentStart != nil {
+		c.Policy.AgentSince = c.AgentStart() // (left unset for a session)
+	}
 	round.startSaver()
 	return guard.Exec(c.Backend, c.Policy, stateDir, path, argv, env)
 }

@@ -13,13 +13,19 @@ import (
 // (getdents64): no allocation, sort or lstat per entry, which is most of
 // os.ReadDir's cost in a directory of hundreds of entries (a /tmp,
 // a build cache), read at a session's start. name's bytes are valid
-// during the call only.
-func ReadDirTypes(name string, fn func(name []byte, typ Type)) (int, error) {
+// during the call only. opened, when not nil, is called with the
+// directory's descriptor before it is read: what it learns of the file
+// (fstat) is of the directory whose entries follow, whatever the path
+// names by then.
+func ReadDirTypes(name string, fn func(name []byte, typ Type), opened func(fd int)) (int, error) {
 	fd, err := open(name, unix.O_DIRECTORY)
 	if err != nil {
 		return 0, err
 	}
 	defer unix.Close(fd)
+	if opened != nil {
+		opened(fd)
+	}
 	n := 0
 	buf := make([]byte, 32<<10)
 	for {

@@ -9,8 +9,8 @@ import (
 
 // ReadDirTypes calls fn with the name and type of each entry of
 // directory name but . and .., and returns how many there are (on
-// Linux, read in place; here, os.ReadDir's).
-func ReadDirTypes(name string, fn func(name []byte, typ Type)) (int, error) {
+// Linux, read in place; here, os.ReadDir's). opened is not called here.
+func ReadDirTypes(name string, fn func(name []byte, typ Type), opened func(fd int)) (int, error) {
 	entries, err := os.ReadDir(name)
 	if err != nil {
 		return 0, err
