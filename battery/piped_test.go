@@ -429,3 +429,29 @@ func TestPipedRulesReload(t *testing.T) {
 		})
 	}
 }
+
+// TestPipedAgentStart: a piped shell's sandbox carries the agent's start
+// for the shims inside (/dev/.cordon-agent-since under bwrap), as a
+// command's own sandbox does: the policy the shim makes for a session
+// leaves it unset, and a sandbox made from it must set it (left 0, every
+// file of the user's counted as written since the agent started, and a
+// shim inside took none for installed software).
+func TestPipedAgentStart(t *testing.T) {
+	e := newHarness(t, "bwrap")
+	s := e.start(t, "bash", "-s")
+	s.send(`read -r since < /dev/.cordon-agent-since; echo "since=${since:-none}"`)
+	var got string
+	select {
+	case got = <-s.lines:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no output\nstderr: %s", s.stderr)
+	}
+	s.noSandbox()
+	v, ok := strings.CutPrefix(got, "since=")
+	if !ok || v == "none" || v == "0" {
+		t.Fatalf("the piped shell's sandbox carries %q as the agent's start\nstderr: %s", got, s.stderr)
+	}
+	if code := s.end(); code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", code, s.stderr)
+	}
+}

@@ -102,6 +102,15 @@ type Confinement struct {
 	AgentStart func() int64
 }
 
+// ForSandbox is c's policy for a sandbox made now: with its AgentSince
+// set (a policy made for a session's sandbox leaves it unset).
+func (c *Confinement) ForSandbox() *platform.Policy {
+	if c.Policy != nil && c.Policy.AgentSince == 0 && c.AgentStart != nil {
+		c.Policy.AgentSince = c.AgentStart()
+	}
+	return c.Policy
+}
+
 // ConfineOptions override the settings for one command.
 type ConfineOptions struct {
 	Backend   string // auto, bwrap, landlock, seatbelt, token or none

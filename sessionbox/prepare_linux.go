@@ -184,9 +184,8 @@ func (m *manager) retakePrepare(prepares chan<- int) {
 		return
 	}
 	if m.pre >= 0 {
-		// (Shut down first: the accept blocked on it returns.)
+		// (Its accept loop closes it: see acceptPrepares.)
 		unix.Shutdown(m.pre, unix.SHUT_RDWR)
-		unix.Close(m.pre)
 		m.pre = -1
 	}
 	m.listenPrepare()
@@ -205,15 +204,18 @@ func (m *manager) closePrepare() {
 	if unix.Stat(m.s.Prepare, &st) == nil && st.Ino == m.preIno {
 		os.Remove(m.s.Prepare)
 	}
-	// (Shut down first: an accept blocked on it returns, see serve.)
+	// (Shut down: an accept blocked on it returns, and its loop closes
+	// it, see acceptPrepares.)
 	unix.Shutdown(m.pre, unix.SHUT_RDWR)
-	unix.Close(m.pre)
 	m.pre = -1
 }
 
 // acceptPrepares passes each connection to the prepare socket pre from
 // a process of this user outside every sandbox to prepares, until the
-// socket is shut down.
+// socket is shut down; then it closes pre. It alone closes it: closed by
+// another goroutine while this one was on its way back to its accept
+// (waiting for serve to take a connection), its number could be another
+// socket's by then, whose connections this loop would take.
 func (m *manager) acceptPrepares(pre int, prepares chan<- int) {
 	for {
 		conn, _, err := unix.Accept4(pre, unix.SOCK_CLOEXEC)
@@ -221,6 +223,7 @@ func (m *manager) acceptPrepares(pre int, prepares chan<- int) {
 			continue
 		}
 		if err != nil {
+			unix.Close(pre)
 			return
 		}
 		if _, ok := m.outside(conn); !ok {

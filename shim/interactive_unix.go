@@ -78,7 +78,7 @@ func (r *run) terminal(inv *invocation.Invocation, dir string) int {
 	defer conn.Close()
 	fd := int(shellEnd.Fd())
 	env = append(env, "CORDON_JUDGE_FD="+strconv.Itoa(fd))
-	child, err := guard.Start(c.Backend, c.Policy, state, r.real, argv, env, os.Stdin)
+	child, err := guard.Start(c.Backend, c.ForSandbox(), state, r.real, argv, env, os.Stdin)
 	shellEnd.Close()
 	if err != nil {
 		return r.fail("cannot run the real shell: %v", err)

@@ -94,7 +94,7 @@ func (r *run) piped(inv *invocation.Invocation, dir string) int {
 	if err != nil {
 		return r.fail("cannot make a pipe for the shell: %v", err)
 	}
-	child, err := guard.Start(c.Backend, c.Policy, decide.StateDir(decide.EnvLookup(r.env)), r.real, r.argv, c.Policy.Env, pr)
+	child, err := guard.Start(c.Backend, c.ForSandbox(), decide.StateDir(decide.EnvLookup(r.env)), r.real, r.argv, c.Policy.Env, pr)
 	pr.Close()
 	if err != nil {
 		pw.Close()

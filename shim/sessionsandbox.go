@@ -37,11 +37,8 @@ func execConfined(c *decide.Confinement, stateDir, path string, argv []string, g
 	// (A session's manager started early for the command is not
 	// needed: ended before the exec, which would inherit it.)
 	sessionbox.Discard()
-	if c.Policy != nil && c.Policy.AgentSince == 0 && c.AgentStart != nil {
-		c.Policy.AgentSince = c.AgentStart() // (left unset for a session)
-	}
 	round.startSaver()
-	return guard.Exec(c.Backend, c.Policy, stateDir, path, argv, env)
+	return guard.Exec(c.Backend, c.ForSandbox(), stateDir, path, argv, env)
 }
 
 // reconcileBefore puts back the guarded places of workspace ws before a
