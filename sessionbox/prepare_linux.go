@@ -171,16 +171,32 @@ func (m *manager) listenPrepare() {
 	m.pre, m.preIno = fd, st.Ino
 }
 
-// retakePrepare makes the prepare socket again when its name is gone:
-// a newer session of the same agent in the workspace took it and has
-// ended since, and commands come to this one again (its key is theirs
-// again). Without it their shims would find no manager listening, and
-// each would start one early for nothing and take no early ticket.
+// retakePrepare makes the prepare socket again when its name is not
+// this manager's and no manager listens there: a newer session of the
+// same agent in the workspace took it and has ended since (its socket
+// removed, or left behind by a manager killed outright), and commands
+// come to this one again (its key is theirs again). Without it their
+// shims would find no manager listening, and each would start one early
+// for nothing and take no early ticket.
 func (m *manager) retakePrepare(prepares chan<- int) {
 	if m.s.Prepare == "" {
 		return
 	}
-	if _, err := os.Lstat(m.s.Prepare); !errors.Is(err, os.ErrNotExist) {
+	var st unix.Stat_t
+	switch err := unix.Lstat(m.s.Prepare, &st); {
+	case err == nil && m.pre >= 0 && st.Ino == m.preIno:
+		return // (its own)
+	case err == nil:
+		// Another's: taken back only when no one listens on it.
+		fd, err := dial(m.s.Prepare)
+		if err == nil {
+			unix.Close(fd)
+			return
+		}
+		if !errors.Is(err, unix.ECONNREFUSED) {
+			return
+		}
+	case !errors.Is(err, unix.ENOENT):
 		return
 	}
 	if m.pre >= 0 {
