@@ -141,7 +141,11 @@ func (l *Log) keep() int {
 // rotate renames the full log aside, under the lock; when another writer
 // rotated it meanwhile (the file is no longer seen), it does nothing.
 func (l *Log) rotate(seen os.FileInfo) error {
-	unlock, err := filelock.Make(filepath.Join(l.Dir, "audit.lock"))
+	name, err := filelock.InDir(l.Dir, "audit.lock")
+	if err != nil {
+		return fmt.Errorf("cannot lock the audit log for rotation: %v", err)
+	}
+	unlock, err := filelock.Make(name)
 	if err != nil {
 		return fmt.Errorf("cannot lock the audit log for rotation: %v", err)
 	}

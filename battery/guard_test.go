@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/snapshot"
 )
 
@@ -217,7 +218,7 @@ func TestGuardLedgerDamaged(t *testing.T) {
 			for _, l := range ledgers {
 				// Under the ledger's lock: a session's manager saves it
 				// just after it answers a command's end.
-				lock, err := os.OpenFile(l+".lock", os.O_RDWR, 0)
+				lock, err := os.OpenFile(guard.LedgerLock(filepath.Join(b.home, ".local/state/cordon"), l), os.O_RDWR, 0)
 				if err != nil {
 					t.Fatal(err)
 				}

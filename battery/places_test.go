@@ -300,3 +300,156 @@ func TestGuardGitIncludesWhileRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardHooksPath: the person's repository runs its hooks from a
+// directory of its own (core.hooksPath = .githooks), set in the
+// repository's configuration or in the person's global one: a hook a
+// command adds or changes there is not on disk once the command has
+// ended, as one in .git/hooks is not, and the person's next commit runs
+// nothing of the command's (found by a review, then by an attacker: only
+// .git/config's hooksPath was kept read-only).
+func TestGuardHooksPath(t *testing.T) {
+	for name, where := range map[string]string{"repository": "", "global": "--global "} {
+		for _, backend := range backends {
+			t.Run(name+"/"+backend, func(t *testing.T) {
+				b := newBattery(t, backend)
+				if b.session {
+					b.settings("")
+				} else {
+					b.settings("  session: off\n")
+				}
+				b.host("cp /bin/sh x && mkdir -p .githooks && printf '#!/bin/sh\\nexit 0\\n' > .githooks/pre-push && chmod +x .githooks/pre-push && git config " + where + "core.hooksPath .githooks && git add .githooks && git commit -qm hooks")
+				b.plant("hooks", `printf '#!/bin/sh\ntouch pwned\n' > .githooks/pre-commit 2>/dev/null; chmod +x .githooks/pre-commit 2>/dev/null
+printf '#!/bin/sh\ntouch pwned\n' > .githooks/pre-push 2>/dev/null
+echo planted
+`, "planted")
+				b.absent(filepath.Join(b.ws, ".githooks/pre-commit"))
+				if data, _ := os.ReadFile(filepath.Join(b.ws, ".githooks/pre-push")); strings.Contains(string(data), "pwned") {
+					t.Errorf("a hook of the person's hooks directory changed by a command is on disk:\n%s", data)
+				}
+				b.host("echo two > tracked && git commit -qam two")
+				b.absent(filepath.Join(b.ws, "pwned"))
+			})
+		}
+	}
+}
+
+// plantNotRun has a command overwrite the program at file (relative to
+// the workspace), which git runs for the person, with one that makes
+// the workspace's "pwned": the file must not hold it once the command
+// has ended, and the person's run (a shell line on the host, in the
+// workspace) must run nothing of the command's.
+func (b *battery) plantNotRun(file, run string) {
+	b.t.Helper()
+	pwned := filepath.Join(b.ws, "pwned")
+	b.plant("program", "printf '#!/bin/sh\\ntouch "+pwned+"\\n' > "+file+" 2>/dev/null\necho planted\n", "planted")
+	if data, _ := os.ReadFile(filepath.Join(b.ws, file)); strings.Contains(string(data), "touch") {
+		b.t.Errorf("%s, which git runs for the person, changed by a command, is on disk:\n%s", file, data)
+	}
+	b.host(run)
+	b.absent(pwned)
+}
+
+// TestGuardHooksPathNested: a repository of the person's nested in the
+// workspace (lib, its own .git) runs its hooks from its own
+// core.hooksPath, relative to its own work tree: a hook a command
+// changes there is not on disk once the command has ended, and the
+// person's next commit in lib runs nothing of the command's (found by an
+// attacker: only the workspace repository's configuration was read).
+func TestGuardHooksPathNested(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.settings("  session: off\n")
+			b.host("cp /bin/sh x && mkdir lib && cd lib && git init -q && mkdir .githooks && printf '#!/bin/sh\\nexit 0\\n' > .githooks/pre-commit && chmod +x .githooks/pre-commit && git config core.hooksPath .githooks && echo y > g && git add -A && git commit -qm init")
+			b.plantNotRun("lib/.githooks/pre-commit", "cd lib && echo z >> g && git commit -qam two")
+		})
+	}
+}
+
+// TestGuardConfigProgram: the person's configuration, the repository's
+// or the global one, names a program in the workspace that git runs on
+// its own (core.fsmonitor = ./tools/fsmon, at every git status): a
+// command's change to that file is not on disk once the command has
+// ended, and the person's next git status runs nothing of the command's
+// (found by an attacker: printf ... > tools/fsmon).
+func TestGuardConfigProgram(t *testing.T) {
+	for name, where := range map[string]string{"repository": "", "global": "--global "} {
+		for _, backend := range backends {
+			t.Run(name+"/"+backend, func(t *testing.T) {
+				b := newBattery(t, backend)
+				b.settings("  session: off\n")
+				b.host("cp /bin/sh x && mkdir -p tools && printf '#!/bin/sh\\nexit 0\\n' > tools/fsmon && chmod +x tools/fsmon && git add tools && git commit -qm tools && git config " + where + "core.fsmonitor ./tools/fsmon")
+				b.plantNotRun("tools/fsmon", "git status --short >/dev/null 2>&1 || true")
+			})
+		}
+	}
+}
+
+// TestGuardHookLink: the person's hook is a link to a tracked script
+// (ln -s ../../scripts/pre-commit .git/hooks/pre-commit), or a
+// directory of .git/hooks whose scripts the person's pre-commit runs is
+// a link to a directory of the workspace; a command overwrites the
+// script, or adds one to that directory. The person's git commit must not run what
+// the command wrote: the script is read-only in the sandbox, and put
+// back after the command, as .git/hooks is; in a session too, whose
+// sandbox was made before the link.
+func TestGuardHookLink(t *testing.T) {
+	setups := map[string]struct {
+		setup, plant, hook string
+		first              bool // the link is made before the first command
+	}{
+		"file": {
+			setup: "mkdir -p scripts && printf '#!/bin/sh\\nexit 0\\n' > scripts/pre-commit && chmod +x scripts/pre-commit && git add scripts && git commit -qm hook && ln -s ../../scripts/pre-commit .git/hooks/pre-commit",
+			plant: "scripts/pre-commit",
+			hook:  "scripts/pre-commit",
+		},
+		"missing": {
+			// The script the link leads to is not there yet: what a
+			// command makes there is removed when it ends. (Made
+			// before the first command: see docs/security.md, "Links
+			// out of a read-only directory".)
+			setup: "ln -s ../../scripts/pre-commit .git/hooks/pre-commit",
+			plant: "scripts/pre-commit",
+			hook:  "scripts/pre-commit",
+			first: true,
+		},
+		"directory": {
+			// A dispatcher hook that runs every script of a directory
+			// linked into .git/hooks.
+			setup: "mkdir -p tools/hooks.d && printf '#!/bin/sh\\nexit 0\\n' > tools/hooks.d/lint && chmod +x tools/hooks.d/lint && git add tools && git commit -qm hooks && ln -s ../../tools/hooks.d .git/hooks/pre-commit.d && printf '#!/bin/sh\\nfor h in .git/hooks/pre-commit.d/*; do \"$h\" || exit 1; done\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+			plant: "tools/hooks.d/zz",
+			hook:  "tools/hooks.d/zz",
+		},
+	}
+	for name, c := range setups {
+		for _, backend := range backends {
+			t.Run(name+"/"+backend, func(t *testing.T) {
+				b := newBattery(t, backend)
+				if b.session {
+					b.settings("")
+				} else {
+					b.settings("  session: off\n")
+				}
+				// A first command: a session's sandbox is made before
+				// the link, which must make a new one.
+				b.host("cp /bin/sh x")
+				if c.first {
+					b.host(c.setup)
+				}
+				b.plant("first", "echo first\n", "first")
+				if !c.first {
+					b.host(c.setup)
+				}
+				b.plant("hooks", `mkdir -p $(dirname `+c.plant+`); printf '#!/bin/sh\ntouch pwned\n' > `+c.plant+` 2>/dev/null; chmod +x `+c.plant+` 2>/dev/null
+echo planted
+`, "planted")
+				if data, _ := os.ReadFile(filepath.Join(b.ws, c.hook)); strings.Contains(string(data), "pwned") {
+					t.Errorf("the script a hook links to, changed by a command, is on disk:\n%s", data)
+				}
+				b.host("echo two > tracked && git commit -qam two")
+				b.absent(filepath.Join(b.ws, "pwned"))
+			})
+		}
+	}
+}

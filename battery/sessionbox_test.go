@@ -689,8 +689,13 @@ func TestSessionBetweenCommands(t *testing.T) {
 			"time.sleep(0.5)\n" +
 			"open('.envrc', 'w').write('touch pwned\\n')\n" +
 			"open('.npmrc', 'w').write('script-shell=/tmp/x\\n')\n" +
-			"os.makedirs('.vscode', exist_ok=True)\n" +
-			"open('.vscode/tasks.json', 'w').write('{}')\n" +
+			"for i in range(5):\n" + // (the watch may put .vscode back between the two)
+			"    try:\n" +
+			"        os.makedirs('.vscode', exist_ok=True)\n" +
+			"        open('.vscode/tasks.json', 'w').write('{}')\n" +
+			"        break\n" +
+			"    except FileNotFoundError:\n" +
+			"        pass\n" +
 			"time.sleep(0.5)\n" + // (a write of its own, after the others are put back)
 			"open('.git/modules/lib/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
 			"open('wrote', 'w').close()\n"
@@ -1346,4 +1351,273 @@ echo "files $(ulimit -Sn) $(ulimit -Hn)"; echo "proxy ${ALL_PROXY:+set}"`)
 	if !found {
 		t.Error("the session's keeper was not found from the host")
 	}
+}
+
+// TestSessionNoStrayDescriptors: a command of a session has the
+// descriptors its shim was started with, and none of cordon's (found by
+// an attacker: every command of a bwrap session had the manager's
+// connection to the first shim, a socket from outside the sandbox, at fd
+// 3). The first command and a later one, on each backend, against the
+// real bash given the same descriptors.
+func TestSessionNoStrayDescriptors(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			// (The shell's own glob: no process beside it holds a pipe of
+			// its at the moment it looks.) Standard input, output and
+			// error alone: a descriptor leaked at 3 would show. (What
+			// this test process was started with stays here: passed on
+			// at 10, it would make the keeper close 3 to 9 for the
+			// command.)
+			if names, err := os.ReadDir("/proc/self/fd"); err == nil {
+				for _, n := range names {
+					if fd, err := strconv.Atoi(n.Name()); err == nil && fd > 2 {
+						syscall.CloseOnExec(fd)
+					}
+				}
+			}
+			run := func(path string) string {
+				cmd := exec.Command(path, "-c", `cd /proc/$$/fd && echo *`)
+				cmd.Args[0], cmd.Dir, cmd.Env = "bash", r.ws, r.env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s: %v: %s", path, err, out)
+				}
+				return string(out)
+			}
+			want := run(r.bash)
+			if !strings.HasPrefix(want, "0 1 ") {
+				t.Fatalf("the real bash has descriptors %q", want)
+			}
+			for _, which := range []string{"first", "later"} {
+				if got := run(r.shim); got != want {
+					t.Errorf("%s command: descriptors %q, the real bash's %q", which, got, want)
+				}
+			}
+			r.inSession(true)
+		})
+	}
+}
+
+// TestSessionMappedWriterBetweenCommands: a process a command left
+// running maps .git/config shared and writes through the mapping, which
+// makes no event the guard's watch between commands sees: an attacker
+// planted core.fsmonitor so, for the person's next git status, and the
+// file stayed until the session's next command. The session now ends as
+// soon as such a process holds a place the host runs from open for
+// writing or mapped writable (its processes killed, the place put back),
+// and the next command says why.
+func TestSessionMappedWriterBetweenCommands(t *testing.T) {
+	// The mapping made writable at once, and one made read-only from a
+	// descriptor opened for writing, which mprotect makes writable later
+	// (found by a review of the first fix: it looked at writable
+	// mappings only).
+	writers := map[string]string{
+		"writable": "import mmap, time\n" +
+			"time.sleep(0.3)\n" +
+			"f = open('.git/config', 'r+b')\n" +
+			"m = mmap.mmap(f.fileno(), 0, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)\n" +
+			"f.close()\n" +
+			"time.sleep(0.2)\n" +
+			"plant = b'[core]\\n\\tfsmonitor = \"touch pwned\"\\n'\n" +
+			"m[:len(plant)] = plant\n" +
+			"m.flush()\n" +
+			"time.sleep(30)\n",
+		"mprotect": "import ctypes, os, time\n" +
+			"libc = ctypes.CDLL(None, use_errno=True)\n" +
+			"libc.mmap.restype = ctypes.c_void_p\n" +
+			"libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n" +
+			"libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]\n" +
+			"time.sleep(0.3)\n" +
+			"fd = os.open('.git/config', os.O_RDWR)\n" +
+			"n = os.fstat(fd).st_size\n" +
+			"addr = libc.mmap(None, n, 1, 1, fd, 0)\n" + // PROT_READ, MAP_SHARED
+			"os.close(fd)\n" +
+			"time.sleep(1.0)\n" +
+			"libc.mprotect(addr, n, 3)\n" +
+			"plant = b'[core]\\n\\tfsmonitor = \"touch pwned\"\\n'\n" +
+			"ctypes.memmove(addr, plant, len(plant))\n" +
+			"libc.mprotect(addr, n, 1)\n" +
+			"time.sleep(30)\n",
+	}
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		for _, kind := range []string{"writable", "mprotect"} {
+			r := newSessionRig(t, backend)
+			python := needPython(t)
+			config := filepath.Join(r.ws, ".git", "config")
+			before, err := os.ReadFile(config)
+			if err != nil || len(before) < 40 {
+				t.Fatalf("the workspace's .git/config: %v (%d bytes)", err, len(before))
+			}
+			script := "mapper-" + backend + "-" + kind + ".py"
+			if err := os.WriteFile(filepath.Join(r.ws, script), []byte(writers[kind]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := r.sh("nohup " + python + " " + script + " >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			time.Sleep(2500 * time.Millisecond)
+			if after, _ := os.ReadFile(config); string(after) != string(before) {
+				t.Errorf("%s: a .git/config written through a shared mapping by the session's background process is on the host 2.5 s later:\n%s", kind, after)
+			}
+			if out, err := exec.Command("pgrep", "-f", script).Output(); err == nil {
+				t.Errorf("%s: the process that mapped .git/config still runs: %s", kind, out)
+				exec.Command("pkill", "-f", script).Run()
+			}
+			if _, errs, _ := r.sh("true"); !strings.Contains(errs, "was ended") {
+				t.Errorf("%s: the next command does not say why the session ended: %q", kind, errs)
+			}
+		}
+	})
+}
+
+// TestSessionMappedWriterUnseen: three ways, found by an attacker, in
+// which a process a command left running wrote core.fsmonitor into
+// .git/config through a shared mapping past the session's look for
+// such writers (and the write makes no event the watch between
+// commands sees): a mapping of a hard link since removed (named
+// ".git/hl (deleted)", no place's name); one kept by a thread whose
+// leader exited (a zombie leader's maps and fd read empty); a
+// descriptor parked in a unix socket between looks, taken back,
+// mapped, written and unmapped. Each is put back within a second of
+// the write, or the session ended before it, and stays put back.
+func TestSessionMappedWriterUnseen(t *testing.T) {
+	const ctypesMmap = "import ctypes, os, platform, time\n" +
+		"libc = ctypes.CDLL(None, use_errno=True)\n" +
+		"libc.mmap.restype = ctypes.c_void_p\n" +
+		"libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]\n" +
+		"plant = b'[core]\\n\\tfsmonitor = \"touch pwned\"\\n#'\n"
+	writers := map[string]string{
+		// (Mapped in the command, which then ends: a reconcile between
+		// commands that saw the link would replace the file.)
+		"hardlink": ctypesMmap +
+			"os.link('.git/config', '.git/hl')\n" +
+			"fd = os.open('.git/hl', os.O_RDWR)\n" +
+			"os.unlink('.git/hl')\n" +
+			"addr = libc.mmap(None, os.fstat(fd).st_size, 3, 1, fd, 0)\n" + // PROT_READ|PROT_WRITE, MAP_SHARED
+			"os.close(fd)\n" +
+			"if os.fork(): os._exit(0)\n" +
+			"time.sleep(0.6)\n" +
+			"ctypes.memmove(addr, plant, len(plant))\n" +
+			"open('wrote-hardlink', 'w').close()\n" +
+			"time.sleep(30)\n",
+		"exitedleader": ctypesMmap + "import threading\n" +
+			"def work():\n" +
+			"    time.sleep(0.6)\n" +
+			"    ctypes.memmove(addr, plant, len(plant))\n" +
+			"    open('wrote-exitedleader', 'w').close()\n" +
+			"    time.sleep(30)\n" +
+			"if os.fork(): os._exit(0)\n" +
+			"time.sleep(0.3)\n" +
+			"fd = os.open('.git/config', os.O_RDWR)\n" +
+			"addr = libc.mmap(None, os.fstat(fd).st_size, 3, 1, fd, 0)\n" +
+			"os.close(fd)\n" +
+			"threading.Thread(target=work).start()\n" +
+			"libc.syscall(93 if platform.machine() in ('aarch64', 'arm64') else 60, 0)\n", // SYS_exit: the leader alone
+		"inflight": "import mmap, os, socket, time\n" +
+			"plant = b'[core]\\n\\tfsmonitor = \"touch pwned\"\\n#'\n" +
+			"a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n" +
+			"if os.fork(): os._exit(0)\n" +
+			"time.sleep(0.3)\n" +
+			"fd = os.open('.git/config', os.O_RDWR)\n" +
+			"n = os.fstat(fd).st_size\n" +
+			"socket.send_fds(a, [b'x'], [fd])\n" +
+			"os.close(fd)\n" + // its only reference in flight
+			"time.sleep(0.6)\n" +
+			"fd = socket.recv_fds(b, 1, 1)[1][0]\n" +
+			"m = mmap.mmap(fd, n, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)\n" +
+			"m[:len(plant)] = plant\n" +
+			"m.close()\n" +
+			"socket.send_fds(a, [b'x'], [fd])\n" +
+			"os.close(fd)\n" +
+			"open('wrote-inflight', 'w').close()\n" +
+			"time.sleep(30)\n",
+	}
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		for _, kind := range []string{"hardlink", "exitedleader", "inflight"} {
+			r := newSessionRig(t, backend)
+			python := needPython(t)
+			config := filepath.Join(r.ws, ".git", "config")
+			before, err := os.ReadFile(config)
+			if err != nil || len(before) < 40 {
+				t.Fatalf("the workspace's .git/config: %v (%d bytes)", err, len(before))
+			}
+			script := "unseen-" + backend + "-" + kind + ".py"
+			if err := os.WriteFile(filepath.Join(r.ws, script), []byte(writers[kind]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// (Each forks what it leaves running.)
+			out, errs, code := r.sh(python + " " + script + " >/dev/null 2>&1; echo left")
+			if out != "left\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			r.mappedPutBack(kind, config, before, errs)
+			exec.Command("pkill", "-f", script).Run()
+		}
+	})
+}
+
+// mappedPutBack checks that what the background writer kind wrote into
+// config (before, as it was) through a mapping is put back within a
+// second of the write (the file "wrote-KIND" made after it), or that
+// the session was ended before it wrote (said by the command that left
+// it, whose stderr is said, or the next), and that config then stays
+// as it was: the person's git never reads the plant.
+func (r *sessionRig) mappedPutBack(kind, config string, before []byte, said string) {
+	r.t.Helper()
+	wrote := filepath.Join(r.ws, "wrote-"+kind)
+	start := time.Now()
+	for ; time.Since(start) < 4*time.Second; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(wrote); err == nil {
+			break
+		}
+	}
+	if _, err := os.Stat(wrote); err != nil {
+		// (Ended before it wrote: the next command says so.)
+		if _, errs, _ := r.sh("true"); !strings.Contains(said+errs, "was ended") {
+			r.t.Errorf("%s: the background writer never wrote, and the session was not ended: %q", kind, said+errs)
+		}
+	}
+	written := time.Now()
+	back := false
+	for time.Since(written) < 2*time.Second {
+		now, _ := os.ReadFile(config)
+		same := string(now) == string(before)
+		if !same && back {
+			r.t.Errorf("%s: .git/config was put back, then written again through the mapping:\n%s", kind, now)
+			return
+		}
+		if !same && time.Since(written) > time.Second {
+			r.t.Errorf("%s: a .git/config written through a shared mapping is on the host a second later:\n%s", kind, now)
+			return
+		}
+		back = same
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSessionHardLinkBetweenCommands: a process a command left running
+// links .git/config under another name and writes through that name:
+// the events name the link, not the place (found by this round's
+// review: the person's git status ran the core.fsmonitor written so).
+// The place's own inode is watched too: it is put back within a second.
+func TestSessionHardLinkBetweenCommands(t *testing.T) {
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		python := needPython(t)
+		config := filepath.Join(r.ws, ".git", "config")
+		before, _ := os.ReadFile(config)
+		writer := "import os, time\n" +
+			"time.sleep(0.5)\n" +
+			"os.link('.git/config', '.git/foo')\n" +
+			"time.sleep(0.3)\n" +
+			"open('.git/foo', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
+			"open('wrote', 'w').close()\n" +
+			"time.sleep(30)\n"
+		r.background(python, writer)
+		time.Sleep(time.Second)
+		if after, _ := os.ReadFile(config); string(after) != string(before) {
+			t.Errorf("a .git/config written through a hard link by the session's background process is on the host a second later:\n%s", after)
+		}
+	})
 }

@@ -284,3 +284,47 @@ func TestSandboxScratchLitter(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionHostSocketDeep is this round's attacker's: a command of a
+// session moved the directory of a host program's socket in /tmp deeper
+// than the socket search looks, or filled /tmp past its budget, and the
+// next session's sandbox left it uncovered. The directory cannot be
+// moved from inside (it is a mount point of the sandbox's, bound by a
+// descriptor), and a socket bound on the host is covered at any depth
+// below the search's roots (found in /proc/net/unix).
+func TestSessionHostSocketDeep(t *testing.T) {
+	py := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			if status := r.sandboxReport(); strings.Contains(status, "the host's Unix sockets (an editor's") {
+				t.Skipf("%s here cannot cover the host's sockets, and cordon sandbox says so", backend)
+			}
+			dir, err := os.MkdirTemp("/tmp", "cordon-battery-deep-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			moved := dir + "-moved"
+			t.Cleanup(func() { os.RemoveAll(moved) })
+			near, deep := filepath.Join(dir, "ctl"), filepath.Join(dir, "a", "b", "ctl")
+			nearN, deepN := hostListener(t, near), hostListener(t, deep)
+			if err := os.WriteFile(filepath.Join(r.ws, "client.py"), []byte(unixClient), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for what, path := range map[string]string{"in /tmp": near, "deeper than the search looks": deep} {
+				out, errs, code := r.sh(py + " client.py " + path)
+				if code == 0 || strings.Contains(out, "connected") {
+					t.Errorf("a host socket %s (%s) was reached from the session (exit %d):\n%s%s", what, path, code, out, errs)
+				}
+			}
+			out, errs, _ := r.sh("mv " + dir + " " + moved + "; echo moved $?")
+			if _, err := os.Stat(near); err != nil || !strings.Contains(out, "moved 1") {
+				t.Errorf("the directory of a covered host socket was moved from the sandbox (%v):\n%s%s", err, out, errs)
+			}
+			if nearN.Load()+deepN.Load() > 0 {
+				t.Errorf("the host's listeners accepted %d connections from the session", nearN.Load()+deepN.Load())
+			}
+		})
+	}
+}

@@ -30,7 +30,8 @@ func prefixCheck(prefix string, env []string, stdout io.Writer) int {
 		ctx.Inspect = true // (install.sh asks before anything is installed)
 		var roots []string
 		if roots, err = ctx.WritableRoots(); err == nil {
-			for _, r := range roots {
+			// (And the caches the first command makes: ~/.cache.)
+			for _, r := range append(roots, ctx.CachesMade()...) {
 				if platform.Within(real, r) {
 					fmt.Fprintf(stdout, "cordon doctor: PREFIX=%s is inside %s, which sandboxed commands can write: an agent could replace cordon there, and cordon refuses to run from such a place. Install it elsewhere: leave PREFIX unset (~/.local), or PREFIX=/usr/local\n",
 						printable.String(prefix), printable.String(r))

@@ -1,7 +1,8 @@
 // Package credvar tells whether an environment variable holds
 // credentials: by globs of names (*_TOKEN), by the word parts of its name
 // (DB_PASS, npm_config_//registry.npmjs.org/:_authToken) or by its value
-// (a URL with a password in it). The globs and words are data, from the
+// (a URL with a password in it, or the shape of a known kind of token:
+// ghp_..., sk_live_...). The globs, words and shapes are data, from the
 // rules.
 package credvar
 
@@ -10,6 +11,7 @@ import (
 
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,9 +21,19 @@ import (
 
 // A Matcher holds what marks a variable as a credential.
 type Matcher struct {
-	globs []glob          // patterns of whole names, uppercase
-	not   []glob          // names that hold none, whatever their words
-	words map[string]bool // lowercase word parts
+	globs  []glob          // patterns of whole names, uppercase
+	not    []glob          // names that hold none, whatever their words
+	words  map[string]bool // lowercase word parts
+	shapes []*shape        // values that hold credentials
+}
+
+// A shape is one pattern of credential values, compiled when a value
+// first holds the literal every match of it holds: most values hold
+// none, and most patterns are then never compiled.
+type shape struct {
+	lit  string // a literal every match holds; lowercase when fold
+	fold bool   // lit is matched ignoring case
+	re   func() *regexp.Regexp
 }
 
 // New returns a Matcher for globs of whole names (matched ignoring case)
@@ -29,9 +41,18 @@ type Matcher struct {
 // [Parts]) is one of them, ignoring case. A glob that starts with "!"
 // names variables whose name says they hold none, whatever its words
 // (GIT_CONFIG_KEY_0 holds the name of a git setting): only their value
-// can then mark them.
-func New(globs, words []string) *Matcher {
+// can then mark them. values are regular expressions (RE2) of values that
+// hold credentials whatever the name (a GitHub token, ghp_ and 36
+// letters and digits): one matching anywhere in a value marks its
+// variable. The rules check them when they load ([CompileValues]); here
+// patterns that do not compile are left out.
+func New(globs, words, values []string) *Matcher {
 	m := &Matcher{words: make(map[string]bool, len(words))}
+	for _, v := range values {
+		if sh := newShape(v); sh != nil {
+			m.shapes = append(m.shapes, sh)
+		}
+	}
 	for _, g := range globs {
 		if not, ok := strings.CutPrefix(g, "!"); ok {
 			m.not = append(m.not, compile(strings.ToUpper(not)))
@@ -63,10 +84,95 @@ func (m *Matcher) Name(name string) bool {
 
 // Var reports whether the variable name=value holds credentials: by its
 // name, or by its value: a URL with a password
-// (postgres://app:secret@db/app) or an HTTP authorization (a header
-// line "Authorization: ...", or "Bearer ..." and "Basic ..." alone).
+// (postgres://app:secret@db/app), an HTTP authorization (a header
+// line "Authorization: ...", or "Bearer ..." and "Basic ..." alone) or
+// the shape of a credential (see [Matcher.Value]).
 func (m *Matcher) Var(name, value string) bool {
-	return m.Name(name) || nethost.Password(value) || authValue(value)
+	return m.Name(name) || nethost.Password(value) || authValue(value) || m.Value(value)
+}
+
+// Value reports whether value has the shape of a credential: one of the
+// matcher's value patterns matches somewhere in it.
+func (m *Matcher) Value(value string) bool {
+	if value == "" {
+		return false
+	}
+	lower := ""
+	for _, sh := range m.shapes {
+		v := value
+		if sh.fold {
+			if lower == "" {
+				lower = strings.ToLower(value)
+			}
+			v = lower
+		}
+		if !strings.Contains(v, sh.lit) {
+			continue
+		}
+		if re := sh.re(); re != nil && re.MatchString(value) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckValues reports the first of patterns of credential values (see
+// [New]) that is not a regular expression, as an error.
+func CheckValues(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := regexp.Compile(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shapes are the shapes made, by pattern: a process's matchers (the
+// rules', the sandbox's) share them, and what they compiled.
+var shapes sync.Map
+
+// newShape returns the shape of pattern, or nil when it does not parse.
+func newShape(pattern string) *shape {
+	if sh, ok := shapes.Load(pattern); ok {
+		return sh.(*shape)
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	lit, fold := required(re)
+	if fold {
+		lit = strings.ToLower(lit)
+	}
+	sh, _ := shapes.LoadOrStore(pattern, &shape{lit: lit, fold: fold, re: sync.OnceValue(func() *regexp.Regexp {
+		re, _ := regexp.Compile(pattern)
+		return re
+	})})
+	return sh.(*shape)
+}
+
+// required returns a literal that every match of re holds (the longest
+// one found, "" when none is), and whether it matches ignoring case.
+func required(re *syntax.Regexp) (string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return string(re.Rune), re.Flags&syntax.FoldCase != 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		lit, fold := "", false
+		for _, sub := range re.Sub {
+			if l, f := required(sub); len(l) > len(lit) {
+				lit, fold = l, f
+			}
+		}
+		return lit, fold
+	}
+	return "", false
 }
 
 // authValue reports whether value is an HTTP authorization: what git's

@@ -2,6 +2,7 @@ package credvar
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -10,6 +11,7 @@ import (
 var m = New(
 	[]string{"*_TOKEN", "MYSQL_PWD", "*_PWD"},
 	[]string{"password", "passwd", "pass", "passphrase", "token", "secret", "apikey", "key", "auth", "credential", "credentials", "webhook", "dsn", "cookie"},
+	[]string{`\bgh[pousr]_[A-Za-z0-9]{36,251}\b`, `(?i)(^|;)\s*(AccountKey|Password|Pwd)\s*=\s*[^;\s]`},
 )
 
 func TestName(t *testing.T) {
@@ -110,7 +112,7 @@ func TestMask(t *testing.T) {
 // TestNot: a "!" glob says a name holds no credentials whatever its
 // words; its value still can.
 func TestNot(t *testing.T) {
-	m := New([]string{"!GIT_CONFIG_KEY_*", "*_KEY"}, []string{"key"})
+	m := New([]string{"!GIT_CONFIG_KEY_*", "*_KEY"}, []string{"key"}, nil)
 	if m.Name("GIT_CONFIG_KEY_0") || m.Name("git_config_key_12") {
 		t.Error("GIT_CONFIG_KEY_<n> is named a credential")
 	}
@@ -166,5 +168,45 @@ func TestFilterFamily(t *testing.T) {
 	}
 	if got := Filter([]string{"A_B_1=x", "A_C_1=y"}, func(n, _ string) bool { return n != "A_B_1" }); !slices.Equal(got, []string{"A_C_1=y"}) {
 		t.Errorf("without a count: %q", got)
+	}
+}
+
+// TestValue: a value with a credential's shape marks its variable,
+// whatever the name; the patterns' own flags stay their own.
+func TestValue(t *testing.T) {
+	ghp := "ghp_" + strings.Repeat("aB3", 12)
+	for _, v := range []string{ghp, "x-access-token:" + ghp, "Server=db;Uid=app;Pwd=hunter2;", "DefaultEndpointsProtocol=https;AccountName=a;ACCOUNTKEY=abc=="} {
+		if !m.Value(v) || !m.Var("HARMLESS", v) {
+			t.Errorf("Value(%q) = false, want true", v)
+		}
+	}
+	for _, v := range []string{"ghp_short", "xghp_" + strings.Repeat("aB3", 12), "/usr/bin:/bin", "Pwd=;", "ls;pwd", "GHP_" + strings.Repeat("aB3", 12)} {
+		if m.Value(v) || m.Var("HARMLESS", v) {
+			t.Errorf("Value(%q) = true, want false", v)
+		}
+	}
+	if New(nil, nil, nil).Value(ghp) {
+		t.Error("no patterns: Value is true")
+	}
+	// One that does not compile is left out, the others kept.
+	if !New(nil, nil, []string{"(", `^ghp_`}).Value(ghp) {
+		t.Error("a broken pattern took the others with it")
+	}
+	if err := CheckValues([]string{"ok", "("}); err == nil {
+		t.Error("CheckValues: no error for a broken pattern")
+	}
+	// The literal every match holds, found in the pattern.
+	for pat, want := range map[string]string{
+		`\bgh[pousr]_[A-Za-z0-9]{36,251}\b`: "gh", `hooks\.slack\.com/(a|b)/x`: "hooks.slack.com/",
+		`(?i)(^|;)\s*(AccountKey|Pwd)\s*=\s*[^;\s]`: "=", `(?i)x-Api-Key:`: "x-api-key:", `a|b`: "", `(ab)*`: "",
+	} {
+		if sh := newShape(pat); sh == nil || sh.lit != want {
+			t.Errorf("newShape(%q): literal %+v, want %q", pat, sh, want)
+		}
+	}
+	// Masked like any credential variable's value.
+	env := []string{"STRIPE_SK=" + ghp}
+	if got := m.Mask("curl -u "+ghp+": https://x", env); strings.Contains(got, ghp) {
+		t.Errorf("Mask: %q", got)
 	}
 }

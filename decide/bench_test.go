@@ -269,9 +269,10 @@ func BenchmarkMaskDecision(b *testing.B) {
 }
 
 // BenchmarkRemoteURLs: reading the workspace's remotes for the
-// allowlist and the credential broker, once per command: with git (the
-// file changed since the last command) and from the state directory's
-// cache (it did not).
+// allowlist and the credential broker, and the hooks directories of
+// git's configuration files, once per command: with git (the file
+// changed since the last command) and from the state directory's cache
+// (it did not).
 func BenchmarkRemoteURLs(b *testing.B) {
 	git, err := exec.LookPath("git")
 	if err != nil {
@@ -281,15 +282,25 @@ func BenchmarkRemoteURLs(b *testing.B) {
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/me/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"), 0o644)
 	hostGit := func() (string, error) { return git, nil }
+	home := b.TempDir()
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Me\n\temail = me@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644)
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	// What a command's spec reads: the remotes, and the hooks
+	// directories of every configuration file.
+	read := func(state string) {
+		urls, hooks := repoSettings(ws, state, hostGit)
+		gitRemotesOf(ws, state, urls)
+		hooksDirs(ws, state, getenv, hostGit, hooks, rules.Builtin().GitConfigPrograms())
+	}
 	b.Run("git", func(b *testing.B) {
 		for b.Loop() {
-			gitRemotesOf(ws, "", remoteURLs(ws, "", hostGit))
+			read("")
 		}
 	})
 	state := b.TempDir()
 	b.Run("cached", func(b *testing.B) {
 		for b.Loop() {
-			gitRemotesOf(ws, state, remoteURLs(ws, state, hostGit))
+			read(state)
 		}
 	})
 }

@@ -25,7 +25,10 @@ import (
 // must be a real directory (not a link) owned by this user and writable
 // by nobody else; a new one is made mode 0700. Anything odd on the way
 // leaves that entry alone: the command then runs without it, as before.
-func makeCaches(entries []string, home, path string) {
+//
+// memo is the file that keeps, between commands, which programs PATH
+// does not hold ([lookPrograms]); "" keeps nothing.
+func makeCaches(entries []string, home, path, memo string) {
 	if !filepath.IsAbs(home) {
 		return
 	}
@@ -60,7 +63,7 @@ func makeCaches(entries []string, home, path string) {
 	if len(missing) == 0 {
 		return
 	}
-	found := onPath(programs, path)
+	found := lookPrograms(programs, path, memo)
 	checked, made := false, false
 	for _, c := range missing {
 		if c.program != "-" && !found[c.program] {
@@ -94,18 +97,10 @@ func onPath(programs []string, path string) map[string]bool {
 			left++
 		}
 	}
-	var seen []string
-	for _, dir := range filepath.SplitList(path) {
+	for _, dir := range pathDirs(path) {
 		if left == 0 {
 			break
 		}
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		if dir = filepath.Clean(dir); slices.Contains(seen, dir) {
-			continue
-		}
-		seen = append(seen, dir)
 		for _, p := range programs {
 			if found[p] || p == "" || strings.ContainsRune(p, '/') {
 				continue
@@ -117,4 +112,51 @@ func onPath(programs []string, path string) map[string]bool {
 		}
 	}
 	return found
+}
+
+// pathDirs are the absolute directories of path, cleaned, each once, in
+// order: where [onPath] looks.
+func pathDirs(path string) []string {
+	var dirs []string
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if dir = filepath.Clean(dir); !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// CachesMade returns the directories of the rules' made_caches that a
+// command makes under the home directory when they are missing (those
+// always made, and those whose program is on PATH): writable in the
+// sandbox from the first command on, whether they exist yet or not
+// (cordon doctor --prefix, asked before anything ran, counts them).
+func (ctx *Context) CachesMade() []string {
+	home := ctx.Getenv("HOME")
+	if ctx.Rules == nil || !filepath.IsAbs(home) {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	var out, programs []string
+	entries := ctx.Rules.Set.Paths().MadeCaches
+	for _, e := range entries {
+		if _, program, _ := strings.Cut(e, " "); program != "-" && program != "" {
+			programs = append(programs, program)
+		}
+	}
+	found := onPath(programs, ctx.Getenv("PATH"))
+	for _, e := range entries {
+		e, program, _ := strings.Cut(e, " ")
+		rel, ok := strings.CutPrefix(e, "~/")
+		if !ok || rel == "" || program != "-" && !found[program] {
+			continue
+		}
+		out = append(out, filepath.Join(home, filepath.Clean(rel)))
+	}
+	return out
 }

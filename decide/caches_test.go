@@ -19,7 +19,7 @@ func TestMakeCaches(t *testing.T) {
 	os.Mkdir(filepath.Join(home, ".gradle"), 0o700)
 	os.Chmod(filepath.Join(home, ".gradle"), 0o777) // anyone could swap what is below
 	os.WriteFile(filepath.Join(home, ".npm"), nil, 0o600)
-	makeCaches([]string{"~/.cache -", "~/.cargo/registry -", "~/.m2/repository -", "~/.gradle/caches -", "~/.npm -", "/abs -", "$X/y -", "~/../escape -", "~/a* -"}, home, "")
+	makeCaches([]string{"~/.cache -", "~/.cargo/registry -", "~/.m2/repository -", "~/.gradle/caches -", "~/.npm -", "/abs -", "$X/y -", "~/../escape -", "~/a* -"}, home, "", "")
 	for _, dir := range []string{".cache", ".cargo", ".cargo/registry"} {
 		fi, err := os.Lstat(filepath.Join(home, dir))
 		if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
@@ -46,7 +46,7 @@ func TestMakeCachesSystemHome(t *testing.T) {
 		}
 		name := ".cordon-test-cache-" + filepath.Base(t.TempDir())
 		p := filepath.Join(home, name)
-		makeCaches([]string{"~/" + name + " -"}, home, "")
+		makeCaches([]string{"~/" + name + " -"}, home, "", "")
 		if _, err := os.Lstat(p); err == nil {
 			os.Remove(p)
 			t.Errorf("HOME=%s: %s was made", home, p)
@@ -64,10 +64,10 @@ func BenchmarkMakeCaches(b *testing.B) {
 	entries := invocation.BuiltinRules().Paths().MadeCaches
 	b.Run("exist", func(b *testing.B) {
 		home := b.TempDir()
-		makeCaches(entries, home, os.Getenv("PATH"))
+		makeCaches(entries, home, os.Getenv("PATH"), "")
 		b.ReportAllocs()
 		for b.Loop() {
-			makeCaches(entries, home, os.Getenv("PATH"))
+			makeCaches(entries, home, os.Getenv("PATH"), "")
 		}
 	})
 	b.Run("absent", func(b *testing.B) {
@@ -77,10 +77,10 @@ func BenchmarkMakeCaches(b *testing.B) {
 			dirs = append(dirs, b.TempDir())
 		}
 		path := strings.Join(append(dirs, "bin", dirs[2]), string(os.PathListSeparator))
-		makeCaches(entries, home, path)
+		makeCaches(entries, home, path, "")
 		b.ReportAllocs()
 		for b.Loop() {
-			makeCaches(entries, home, path)
+			makeCaches(entries, home, path, "")
 		}
 	})
 }
@@ -123,7 +123,7 @@ func TestOnPath(t *testing.T) {
 // both are there, each once.
 func TestMakeCachesNested(t *testing.T) {
 	home := t.TempDir()
-	makeCaches([]string{"~/.cache/pip -", "~/.cache -", "~/.cache/pip -"}, home, "")
+	makeCaches([]string{"~/.cache/pip -", "~/.cache -", "~/.cache/pip -"}, home, "", "")
 	if fi, err := os.Lstat(filepath.Join(home, ".cache", "pip")); err != nil || !fi.IsDir() {
 		t.Errorf("~/.cache/pip was not made: %v", err)
 	}
@@ -135,7 +135,7 @@ func TestMakeCachesInstalled(t *testing.T) {
 	home, bin := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/sh\n"), 0o755)
 	os.WriteFile(filepath.Join(bin, "bun"), []byte("not a program"), 0o644)
-	makeCaches([]string{"~/go/pkg/mod go", "~/go/pkg/sumdb go", "~/.bun/install/cache bun", "~/.m2/repository mvn", "~/.cache -"}, home, "relative:"+bin)
+	makeCaches([]string{"~/go/pkg/mod go", "~/go/pkg/sumdb go", "~/.bun/install/cache bun", "~/.m2/repository mvn", "~/.cache -"}, home, "relative:"+bin, "")
 	for _, dir := range []string{"go/pkg/mod", "go/pkg/sumdb", ".cache"} {
 		if fi, err := os.Stat(filepath.Join(home, dir)); err != nil || !fi.IsDir() {
 			t.Errorf("~/%s was not made: %v", dir, err)
@@ -155,7 +155,7 @@ func TestMakeCachesProgramTwice(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "cargo"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	makeCaches([]string{"~/.cargo/registry cargo", "~/.pnpm-store pnpm", "~/.cargo/git cargo", "~/.local/share/pnpm/store pnpm"}, home, "relative:"+bin)
+	makeCaches([]string{"~/.cargo/registry cargo", "~/.pnpm-store pnpm", "~/.cargo/git cargo", "~/.local/share/pnpm/store pnpm"}, home, "relative:"+bin, "")
 	for dir, want := range map[string]bool{".cargo/registry": true, ".cargo/git": true, ".pnpm-store": false, ".local/share/pnpm/store": false} {
 		if _, err := os.Lstat(filepath.Join(home, dir)); (err == nil) != want {
 			t.Errorf("~/%s made: %v, want %v", dir, err == nil, want)

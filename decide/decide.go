@@ -608,7 +608,7 @@ func Sandboxed() (why string, in bool) {
 	if platform.SeatbeltApplied() {
 		return "a Seatbelt profile applies", true
 	}
-	data, err := smallfile.ReadFile("/proc/self/status")
+	data, err := platform.SelfStatus()
 	if err != nil {
 		return "", false
 	}

@@ -129,48 +129,118 @@ var schemePorts = map[string]int{"https": 443, "http": 80, "ssh": 22, "git+ssh":
 // the file cannot be read, by cordon or by git. The answer is kept in
 // the state directory by the file's content (a SHA-256 of it), so that
 // a command's start pays for git only when the file changed.
+//
+// The file is in the workspace, which sandboxed commands write, and the
+// guard puts back what they changed only when a command ends (or, in a
+// session, as soon as it sees it): a command running beside, or a
+// process one left running, can add a url to the person's origin just
+// before the next command starts, and the person's credential would
+// follow it. So when the guard keeps the file (its ledger of ws), only
+// the entries that the file as the guard trusts it has too are taken,
+// and when it keeps ws but not the file the workspace's .git leads to
+// now, none.
 func remoteURLs(ws, stateDir string, git func() (string, error)) []gitkey.Entry {
-	if ws == "" {
-		return nil
-	}
-	data, err := smallfile.ReadFile(repoConfig(ws))
-	if err != nil {
-		return nil
-	}
-	sum := sha256.Sum256(data)
-	cache := remotesCache(stateDir, ws)
-	if urls, ok := cachedURLs(cache, hex.EncodeToString(sum[:])); ok {
-		return urls
-	}
-	bin, err := git()
-	if err != nil {
-		return nil
-	}
-	entries, err := gitstate.ListConfig(bin, data)
-	if err != nil {
-		return nil
-	}
-	urls := []gitkey.Entry{}
-	for _, e := range entries {
-		sub := gitkey.Subsection(e.Key)
-		name := strings.TrimPrefix(e.Key, sub+".")
-		if strings.HasPrefix(sub, "remote.") && (name == "url" || name == "pushurl") && !e.Bare {
-			urls = append(urls, e)
-		}
-	}
-	if cache != "" {
-		if out, err := json.Marshal(remotesFile{Sum: hex.EncodeToString(sum[:]), URLs: urls}); err == nil && os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
-			atomicfile.Write(cache, out)
-		}
-	}
+	urls, _ := repoSettings(ws, stateDir, git)
 	return urls
 }
 
-// remotesFile is what [remoteURLs] keeps for a workspace: the SHA-256
-// of its configuration file and the remotes' urls git read in it.
+// repoSettings is [remoteURLs], and the values of core.hooksPath in the
+// same file: those of the file as the guard trusts it too, when it
+// differs (a command could set another just before the next command,
+// and the person's own hooks directory would not be kept read-only in
+// that command's sandbox).
+func repoSettings(ws, stateDir string, git func() (string, error)) (urls []gitkey.Entry, hooks []string) {
+	if ws == "" {
+		return nil, nil
+	}
+	config := repoConfig(ws)
+	data, err := smallfile.ReadFile(config)
+	if err != nil {
+		return nil, nil
+	}
+	live, sum := configListing(data, stateDir, ws, git)
+	trusted, kept, ledger := guard.TrustedConfig(stateDir, ws, config)
+	switch {
+	case ledger && !kept:
+		// The guard keeps ws, but not this file: a .git file (or its
+		// commondir) leads somewhere the guard never took as ws's, as
+		// a command can make it lead. None of its remotes is the
+		// person's.
+		return nil, live.Hooks
+	case !kept || trusted == sum:
+		return live.URLs, live.Hooks
+	}
+	var them repoListing
+	if trusted != "" {
+		if data, ok := guard.TrustedContent(stateDir, ws, config); ok {
+			them, _ = configListing(data, stateDir, ws, git)
+		}
+	}
+	urls = slices.DeleteFunc(live.URLs, func(e gitkey.Entry) bool { return !slices.Contains(them.URLs, e) })
+	hooks = live.Hooks
+	for _, h := range them.Hooks {
+		if !slices.Contains(hooks, h) {
+			hooks = append(hooks, h)
+		}
+	}
+	return urls, hooks
+}
+
+// A repoListing is what [configListing] reads of a configuration file:
+// the remotes' url and pushurl entries, the values of core.hooksPath.
+type repoListing struct {
+	URLs  []gitkey.Entry
+	Hooks []string
+}
+
+// configListing lists data, the content of ws's configuration file,
+// with the host's git, or takes the state directory's cache of the last
+// answer for ws, by the content's SHA-256 (hex), which it returns.
+func configListing(data []byte, stateDir, ws string, git func() (string, error)) (l repoListing, sum string) {
+	h := sha256.Sum256(data)
+	sum = hex.EncodeToString(h[:])
+	cache := remotesCache(stateDir, ws)
+	if l, ok := cachedListing(cache, sum); ok {
+		return l, sum
+	}
+	bin, err := git()
+	if err != nil {
+		return l, sum
+	}
+	entries, err := gitstate.ListConfig(bin, data)
+	if err != nil {
+		return l, sum
+	}
+	l.URLs = []gitkey.Entry{}
+	for _, e := range entries {
+		sub := gitkey.Subsection(e.Key)
+		name := strings.TrimPrefix(e.Key, sub+".")
+		switch {
+		case strings.HasPrefix(sub, "remote.") && (name == "url" || name == "pushurl") && !e.Bare:
+			l.URLs = append(l.URLs, e)
+		case e.Key == "core.hookspath" && !e.Bare && e.Value != "" && !slices.Contains(l.Hooks, e.Value):
+			l.Hooks = append(l.Hooks, e.Value)
+		}
+	}
+	if cache != "" {
+		if out, err := json.Marshal(remotesFile{Version: remotesVersion, Sum: sum, URLs: l.URLs, Hooks: l.Hooks}); err == nil && os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
+			atomicfile.Write(cache, out)
+		}
+	}
+	return l, sum
+}
+
+// remotesVersion is the version of [remotesFile] written now; a file of
+// another is no answer.
+const remotesVersion = 2
+
+// remotesFile is what [configListing] keeps for a workspace: the SHA-256
+// of its configuration file and what git read in it.
 type remotesFile struct {
-	Sum  string         `json:"sum"`
-	URLs []gitkey.Entry `json:"urls"`
+	Version int            `json:"v"`
+	Sum     string         `json:"sum"`
+	URLs    []gitkey.Entry `json:"urls"`
+	Hooks   []string       `json:"hooks,omitempty"`
 }
 
 // remotesCache is the file in the state directory where [remoteURLs]
@@ -183,41 +253,35 @@ func remotesCache(stateDir, ws string) string {
 	return filepath.Join(stateDir, "remotes", hex.EncodeToString(key[:12])+".json")
 }
 
-// cachedURLs returns the urls kept in cache for a configuration file
-// whose SHA-256 is sum.
-func cachedURLs(cache, sum string) ([]gitkey.Entry, bool) {
+// cachedListing returns what cache keeps for a configuration file whose
+// SHA-256 is sum.
+func cachedListing(cache, sum string) (repoListing, bool) {
 	if cache == "" {
-		return nil, false
+		return repoListing{}, false
 	}
 	data, err := smallfile.ReadFile(cache)
 	if err != nil {
-		return nil, false
+		return repoListing{}, false
 	}
 	var f remotesFile
-	if json.Unmarshal(data, &f) != nil || f.Sum != sum || f.URLs == nil {
-		return nil, false
+	if json.Unmarshal(data, &f) != nil || f.Version != remotesVersion || f.Sum != sum || f.URLs == nil {
+		return repoListing{}, false
 	}
-	return f.URLs, true
+	return repoListing{URLs: f.URLs, Hooks: f.Hooks}, true
 }
 
 // repoConfig is the configuration file of the repository at ws: in
 // .git, or, for a worktree or submodule (.git a file), in the git
 // directory it names, or that directory's common one.
-func repoConfig(ws string) string {
-	dotgit := filepath.Join(ws, ".git")
-	fi, err := os.Lstat(dotgit)
-	if err != nil || fi.IsDir() {
-		return filepath.Join(dotgit, "config")
-	}
-	data, _ := os.ReadFile(dotgit)
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
+func repoConfig(ws string) string { return gitConfigIn(gitDir(ws)) }
+
+// gitConfigIn is the configuration file of the git directory dir: its
+// own, or its common directory's; "" for no directory.
+func gitConfigIn(dir string) string {
+	if dir == "" {
 		return ""
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(ws, dir)
-	}
-	if common, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+	if common, err := smallfile.ReadRegular(filepath.Join(dir, "commondir"), maxConfigSize); err == nil {
 		c := strings.TrimSpace(string(common))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(dir, c)
@@ -225,6 +289,26 @@ func repoConfig(ws string) string {
 		return filepath.Join(c, "config")
 	}
 	return filepath.Join(dir, "config")
+}
+
+// gitDir is the git directory of the repository at ws: .git, or the
+// one a .git file names ("" when it names none). The file is read
+// without blocking: a command can make it a FIFO.
+func gitDir(ws string) string {
+	dotgit := filepath.Join(ws, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil || fi.IsDir() {
+		return dotgit
+	}
+	data, _ := smallfile.ReadRegular(dotgit, maxConfigSize)
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ws, dir)
+	}
+	return dir
 }
 
 // gitRemotes returns the HTTPS remotes (url and pushurl, from urls) of

@@ -220,3 +220,80 @@ func TestNetAllowAgentRemotes(t *testing.T) {
 		t.Errorf("a repository a command made: netAllow %q, want none", got)
 	}
 }
+
+// TestGitRemotesFromTrustedConfig: a url added to the person's origin by
+// a command running beside, or by a process one left running, is in the
+// file when the next command starts, before the guard puts it back: it
+// gets neither the person's git credential (the broker's remotes) nor
+// the network (the allowlist). The remotes are those the configuration
+// as the guard trusts it has too. (An attacker pushed to a repository of
+// its own, on the person's host and on another, with the person's
+// credential.) The person's own change, trusted once a command starts
+// alone, is taken.
+func TestGitRemotesFromTrustedConfig(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	config := filepath.Join(ws, ".git", "config")
+	person := "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/me/app.git\n"
+	os.WriteFile(config, []byte(person), 0o644)
+	commandWrites(t, state, ws, func() {}) // the guard keeps the file
+	git := hostGitFor(t)
+	os.WriteFile(config, []byte(person+"[remote \"origin\"]\n\turl = https://github.com/attacker/drop.git\n\tpushurl = https://evil.example/drop.git\n"), 0o644)
+	if got := personRemotes(t, ws, state); !slices.Equal(got, []string{"github.com/me/app.git"}) {
+		t.Errorf("remotes with a url planted in the person's origin: %v, want only the person's", got)
+	}
+	if got := netAllowOf(ws, state, remoteURLs(ws, state, git)); !slices.Equal(got, []string{"github.com:443"}) {
+		t.Errorf("allowlist with a url planted in the person's origin: %v", got)
+	}
+	// A .git made a file that leads elsewhere (a worktree's pointer, as
+	// a command can write it): a configuration the guard never took as
+	// the workspace's, none of whose remotes is the person's.
+	elsewhere := filepath.Join(t.TempDir(), "g")
+	os.MkdirAll(elsewhere, 0o755)
+	os.WriteFile(filepath.Join(elsewhere, "config"), []byte(person+"[remote \"x\"]\n\turl = https://github.com/attacker/drop.git\n"), 0o644)
+	os.Rename(filepath.Join(ws, ".git"), filepath.Join(ws, ".git.real"))
+	os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: "+elsewhere+"\n"), 0o644)
+	if got := personRemotes(t, ws, state); len(got) != 0 {
+		t.Errorf("remotes of a configuration a .git file leads to, which the guard does not keep: %v", got)
+	}
+	os.Remove(filepath.Join(ws, ".git"))
+	os.Rename(filepath.Join(ws, ".git.real"), filepath.Join(ws, ".git"))
+	os.WriteFile(config, []byte(person), 0o644)
+	// A file the guard trusts to be absent has no remotes.
+	os.Remove(config)
+	commandWrites(t, state, ws, func() {})
+	os.WriteFile(config, []byte(person), 0o644)
+	if got := personRemotes(t, ws, state); len(got) != 0 {
+		t.Errorf("remotes of a file made after the guard trusted none: %v", got)
+	}
+	// The person's own edit, made while no command runs: trusted at the
+	// next command's start, and taken.
+	os.WriteFile(config, []byte(person+"[remote \"upstream\"]\n\turl = https://github.com/them/app.git\n"), 0o644)
+	commandWrites(t, state, ws, func() {})
+	if got := personRemotes(t, ws, state); !slices.Equal(got, []string{"github.com/me/app.git", "github.com/them/app.git"}) {
+		t.Errorf("remotes after the person's own edit: %v", got)
+	}
+}
+
+// TestHooksPathTrustedInclude: a command running beside takes the
+// include out of .git/config just before the next command starts (the
+// guard puts it back only when it ends): the hooks directory the
+// included file names, as the guard trusts .git/config, is still one
+// to keep read-only.
+func TestHooksPathTrustedInclude(t *testing.T) {
+	home, ws, env := hooksWorld(t)
+	write(t, ws+"/.git/config", "[core]\n\tbare = false\n[include]\n\tpath = ../.gitconfig\n")
+	write(t, ws+"/.gitconfig", "[core]\n\thooksPath = .githooks\n")
+	getenv := func(k string) string { return platform.Getenv(env, k) }
+	state := StateDir(getenv)
+	if !strings.HasPrefix(state, home) {
+		t.Fatalf("state directory %s", state)
+	}
+	git := func() (string, error) { return exec.LookPath("git") }
+	commandWrites(t, state, ws, func() {
+		write(t, ws+"/.git/config", "[core]\n\tbare = false\n")
+		if got := hooksDirs(ws, state, getenv, git, nil, nil); !slices.Contains(got, ws+"/.githooks") {
+			t.Errorf("hooks directories %v, want %s/.githooks among them", got, ws)
+		}
+	})
+}

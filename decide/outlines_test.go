@@ -171,6 +171,13 @@ func TestSourcedSnapshotRoots(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// git's configuration read once, as a command before would have:
+	// a file that needs the host's git to list (the machine's
+	// /etc/gitconfig naming a credential helper) finds git outside the
+	// writable roots the first time only.
+	if ctx, err := NewContext(dir, env, nil); err == nil {
+		ctx.Spec()
+	}
 	for _, argv := range [][]string{
 		{"bash", "-lc", codexFullWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")},
 		{"bash", "-c", claudeWrapper(snap, "git status")},

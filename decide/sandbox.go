@@ -21,28 +21,29 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 	paths := set.Paths()
 	sb := &cfg.Sandbox
 	s := &platform.Spec{
-		Workspace:       ws,
-		Scratch:         absolute(paths.Scratch),
-		ScratchPrivate:  paths.ScratchPrivate,
-		Writable:        append(absolute(paths.Agent), sb.Writable...),
-		Caches:          absolute(paths.SandboxWritable),
-		ReadOnly:        append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
-		GitConfig:       paths.GitConfig,
-		Includes:        paths.AutoRunIncludes,
-		Regenerable:     paths.Regenerable,
-		GitConfigSafe:   set.GitConfigSafe(),
-		Hidden:          slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
-		Visible:         absolute(paths.NotSecret),
-		Filtered:        paths.FilteredCredentials,
-		Sockets:         append(absolute(paths.SandboxSockets), sb.Sockets...),
-		CredentialVars:  set.CredentialVars(),
-		CredentialWords: set.CredentialWords(),
-		PassEnv:         sb.PassEnv,
-		Credentials:     credentialKinds(set),
-		Network:         platform.Network(sb.Network),
-		NetAllow:        set.Network().Allow,
-		NetDeny:         set.Network().Deny,
-		Limits:          sb.Limits,
+		Workspace:        ws,
+		Scratch:          absolute(paths.Scratch),
+		ScratchPrivate:   paths.ScratchPrivate,
+		Writable:         append(absolute(paths.Agent), sb.Writable...),
+		Caches:           absolute(paths.SandboxWritable),
+		ReadOnly:         append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
+		GitConfig:        paths.GitConfig,
+		Includes:         paths.AutoRunIncludes,
+		Regenerable:      paths.Regenerable,
+		GitConfigSafe:    set.GitConfigSafe(),
+		Hidden:           slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
+		Visible:          absolute(paths.NotSecret),
+		Filtered:         paths.FilteredCredentials,
+		Sockets:          append(absolute(paths.SandboxSockets), sb.Sockets...),
+		CredentialVars:   set.CredentialVars(),
+		CredentialWords:  set.CredentialWords(),
+		CredentialValues: set.CredentialValues(),
+		PassEnv:          sb.PassEnv,
+		Credentials:      credentialKinds(set),
+		Network:          platform.Network(sb.Network),
+		NetAllow:         set.Network().Allow,
+		NetDeny:          set.Network().Deny,
+		Limits:           sb.Limits,
 	}
 	if sb.PrivateTmp != nil {
 		s.PrivateTmp = *sb.PrivateTmp
@@ -276,7 +277,15 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	ctx.specRemotes = true
 	getenv := ctx.Getenv
 	ws, state := ctx.Workspace.Dir, StateDir(getenv)
-	urls := remoteURLs(ws, state, ctx.hostGit)
+	urls, hooks := repoSettings(ws, state, ctx.hostGit)
+	// A hooks directory in the workspace (core.hooksPath = .githooks,
+	// in any file of git's configuration) is kept read-only, and
+	// guarded, as .git/hooks is: git runs from there.
+	for _, h := range hooksDirs(ws, state, getenv, ctx.hostGit, hooks, ctx.gitPrograms()) {
+		if !slices.Contains(spec.ReadOnly, h) {
+			spec.ReadOnly = append(slices.Clip(spec.ReadOnly), h)
+		}
+	}
 	agent, why := agentRemotes(state, ws, func() []string { return remoteNames(urls) })
 	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
 		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ws, state, urls, agent)...)
@@ -302,6 +311,7 @@ func (ctx *Context) baseSpec() *platform.Spec {
 	if !ctx.Inspect {
 		makeSnapshotDir(ctx)
 		makeSessionDir(ctx)
+		makeHiddenState(ctx)
 		// Made before the policy, which hides it: a first command's
 		// sandbox and the next one's are then made alike.
 		if state := StateDir(getenv); state != "" {
@@ -312,7 +322,7 @@ func (ctx *Context) baseSpec() *platform.Spec {
 				os.MkdirAll(platform.BrokerDir(state), 0o700)
 			}
 		}
-		makeCaches(ctx.Rules.Set.Paths().MadeCaches, getenv("HOME"), getenv("PATH"))
+		makeCaches(ctx.Rules.Set.Paths().MadeCaches, getenv("HOME"), getenv("PATH"), programsMemo(StateDir(getenv)))
 	}
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cordonsh/cordon/audit"
+	"github.com/cordonsh/cordon/filelock"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/sessionbox"
 )
@@ -27,5 +29,23 @@ func makeSessionDir(ctx *Context) {
 func makeSnapshotDir(ctx *Context) {
 	if state := StateDir(ctx.Getenv); state != "" {
 		os.MkdirAll(filepath.Join(state, "snapshots"), 0o700)
+	}
+}
+
+// makeHiddenState makes the audit log and the locks directory
+// ([filelock.Dir]), which the rules hide in the sandbox, before the
+// policy is made: either would otherwise appear with the first command,
+// the next command's hidden paths would differ, and it would get a new
+// session sandbox (what the first left running out of its reach).
+func makeHiddenState(ctx *Context) {
+	state := StateDir(ctx.Getenv)
+	if state == "" {
+		return
+	}
+	if os.MkdirAll(filelock.Dir(state), 0o700) != nil {
+		return
+	}
+	if f, err := os.OpenFile((&audit.Log{Dir: state}).File(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
+		f.Close()
 	}
 }

@@ -5,7 +5,10 @@
 // dies.
 package filelock
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
 // Make opens the file name, making it if missing, and locks it,
 // waiting for another holder. unlock releases the lock.
@@ -19,4 +22,23 @@ func Make(name string) (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
+}
+
+// Dir is the directory of the state directory stateDir that holds the
+// lock files of its shared records (the guard's ledgers, its log of held
+// intervals, the audit log's rotation). flock(2) needs only a descriptor
+// open for reading: a lock file a sandboxed command can open is one it
+// can hold for as long as it runs, and the guard putting back what a
+// command left would wait on it. The rules hide this directory from
+// every sandbox; the records themselves may stay readable.
+func Dir(stateDir string) string { return filepath.Join(stateDir, "locks") }
+
+// InDir returns the path of the lock file name in [Dir] of stateDir,
+// making that directory if it is missing.
+func InDir(stateDir, name string) (string, error) {
+	dir := Dir(stateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name), nil
 }

@@ -45,3 +45,23 @@ func Path(p, dir, home, git string) (string, error) {
 	}
 	return filepath.Join(dir, p), nil
 }
+
+// MaxIncludeDepth is git's own limit on nested includes.
+const MaxIncludeDepth = 10
+
+// Included returns the files the includes among entries (those of the
+// configuration file at file) name, whatever their condition, as git
+// resolves them ([Path]: relative to file's directory, "~/" to home).
+// One git could not resolve either is left out.
+func Included(entries []Entry, file, home, git string) []string {
+	var out []string
+	for _, e := range entries {
+		if !Include(e.Key) || e.Bare || e.Value == "" {
+			continue
+		}
+		if p, err := Path(e.Value, filepath.Dir(file), home, git); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -61,3 +61,20 @@ func TestPathUserAndPrefix(t *testing.T) {
 		t.Error("%(prefix) with no git was given a path")
 	}
 }
+
+// TestIncluded: every include, whatever its condition, resolved as git
+// resolves it; a bare key or an empty value names none.
+func TestIncluded(t *testing.T) {
+	es := []Entry{
+		{Key: "include.path", Value: "../.gitconfig"},
+		{Key: "includeif.gitdir:/x/.path", Value: "~/inc"},
+		{Key: "include.path", Bare: true},
+		{Key: "include.path", Value: ""},
+		{Key: "core.hookspath", Value: "h"},
+	}
+	got := Included(es, "/w/.git/config", "/h", "")
+	want := []string{"/w/.gitconfig", "/h/inc"}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Included = %v, want %v", got, want)
+	}
+}

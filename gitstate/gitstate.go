@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -88,7 +89,7 @@ func layout(top string) (gitDir, common string, err error) {
 	case fi.IsDir():
 		gitDir = dotgit
 	default:
-		data, err := os.ReadFile(dotgit)
+		data, err := readRepoFile(dotgit, maxPointer)
 		if err != nil {
 			return "", "", err
 		}
@@ -99,7 +100,7 @@ func layout(top string) (gitDir, common string, err error) {
 		gitDir = absUnder(top, strings.TrimSpace(dir))
 	}
 	common = gitDir
-	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	data, err := readRepoFile(filepath.Join(gitDir, "commondir"), maxPointer)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return gitDir, common, nil
@@ -383,7 +384,7 @@ func (r *Repo) Stashes() (int, error) {
 	if err := r.prepare(); err != nil {
 		return 0, err
 	}
-	data, err := os.ReadFile(filepath.Join(r.common, "logs", "refs", "stash"))
+	data, err := readRepoFile(filepath.Join(r.common, "logs", "refs", "stash"), maxReflog)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
@@ -461,7 +462,7 @@ func (r *Repo) DefaultBranch(remote string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(filepath.Join(common, "refs", "remotes", remote, "HEAD"))
+	data, err := readRepoFile(filepath.Join(common, "refs", "remotes", remote, "HEAD"), maxPointer)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	} else if err != nil {
@@ -490,7 +491,7 @@ func (r *Repo) RemoteHas(remote, branch string) (bool, error) {
 // head returns the branch HEAD names ("refs/heads/main"), read from the
 // file, or "" when HEAD is detached or unreadable.
 func (r *Repo) head() string {
-	data, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	data, err := readRepoFile(filepath.Join(r.gitDir, "HEAD"), maxPointer)
 	if err != nil {
 		return ""
 	}
@@ -608,7 +609,7 @@ func (r *Repo) Head() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	data, err := readRepoFile(filepath.Join(gitDir, "HEAD"), maxPointer)
 	if err != nil {
 		return "", err
 	}
@@ -674,4 +675,21 @@ func (r *Repo) lsFiles(extra, pathspecs []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Bounds on the repository files read whole: a pointer (HEAD, a .git
+// file, commondir) and the stash's reflog (some hundred thousand
+// entries).
+const (
+	maxPointer = 64 << 10
+	maxReflog  = 16 << 20
+)
+
+// readRepoFile reads a file of the repository, which sandboxed commands
+// can write: only a regular file, opened without blocking (a FIFO put in
+// its place would hang the judge, outside any sandbox, for good) and
+// of at most max bytes (a sparse file of a terabyte would take the
+// memory); anything else is an error, which the judge asks about.
+func readRepoFile(name string, max int64) ([]byte, error) {
+	return smallfile.ReadRegular(name, max)
 }

@@ -26,7 +26,7 @@ func (r *Repo) StashEntries() ([]StashEntry, error) {
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(filepath.Join(r.common, "logs", "refs", "stash"))
+	data, err := readRepoFile(filepath.Join(r.common, "logs", "refs", "stash"), maxReflog)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

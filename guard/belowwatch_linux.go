@@ -44,6 +44,7 @@ const belowTick = 20 * time.Millisecond
 
 type belowWatch struct {
 	stateDir, ws string
+	maxDirs      int      // the directories it holds at most; 0 for maxBelowDirs (a watch that runs on sets it when it begins)
 	entries      []string // the places, relative to a repository's root
 	skip         []string // names of directories not watched
 	roots        []string // nested repositories' roots: their places are the ledger's
@@ -110,7 +111,14 @@ type belowWatch struct {
 	lasts   map[string]bool
 	heads   []string
 	partial bool
-	said    bool // that the watch is partial
+	// failed, when not nil, is told when the kernel refuses a watch
+	// (ENOSPC: the user's watches used up, which a sandboxed process can
+	// do on purpose): what is written below that directory would stay
+	// until the next command, so the session's watch between commands
+	// must not go on partial (see [WatchBetween]). The bounds this watch
+	// sets itself (directories, links) only make it partial.
+	failed func(error)
+	said   bool // that the watch is partial
 	// mask, when set, are the events every watch asks for in place of
 	// belowEvents (the session's watch of changes asks for all of them:
 	// the snapshot round looks at everything).
@@ -131,8 +139,16 @@ type belowWatch struct {
 // that left something running); stop ends it: nothing is moved once it
 // returns.
 func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func()) {
+	stop, _ = startBelow(stateDir, p, since, nil)
+	return stop
+}
+
+// startBelow is [watchBelow] that also says when no watch could start at
+// all (what was made is then found by the next command's round, see
+// [BelowSince]).
+func startBelow(stateDir string, p *platform.Policy, since time.Time, failed func(error)) (stop func(), err error) {
 	if p.Workspace == "" || !hasBelowEntries(p.RootGuarded) {
-		return func() {}
+		return func() {}, nil
 	}
 	if since.IsZero() {
 		since = time.Now()
@@ -144,16 +160,16 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 	in, err := inotifyInit(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		mark()
-		keepLines(stateDir, p.Workspace, []string{partialLine(p.Workspace)})
-		return mark
+		keepLines(stateDir, p.Workspace, []string{partialLine(p.Workspace, maxBelowDirs)})
+		return mark, fmt.Errorf("no inotify instance is left for the places below the root of %s: %w", printable(p.Workspace), err)
 	}
 	var wake [2]int
 	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
 		unix.Close(in)
 		mark()
-		return mark
+		return mark, err
 	}
-	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}}
+	w := &belowWatch{maxDirs: maxBelowDirs, failed: failed, stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}}
 	w.found = w.move
 	w.setRoots(p.Nested)
 	w.newRepo = func(rel string) { w.adopt(rel, false) }
@@ -178,7 +194,7 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		w.mu.Lock() // a move under way ends first
 		w.mu.Unlock()
 		mark()
-	})
+	}), nil
 }
 
 // adopt gives the ledger the repository at rel (below ws) that the
@@ -223,13 +239,13 @@ func (w *belowWatch) regenerable(dirfd int, name, rel string, fresh bool) {
 	}
 	defer unix.Close(fd)
 	if w.in >= 0 {
-		if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events()); err == nil {
+		if wd, err := inotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events()); err == nil {
 			if w.tops == nil {
 				w.tops = map[int32]string{}
 			}
 			w.tops[int32(wd)] = rel
 		} else {
-			w.partial = true
+			w.refused(err)
 		}
 	}
 	if w.tree != nil {
@@ -340,16 +356,16 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 	if w.stopped.Load() {
 		return
 	}
-	if w.n >= maxBelowDirs || depth > maxBelowDepth {
+	if w.n >= w.limit() || depth > maxBelowDepth {
 		w.partial = true
 		return
 	}
 	if w.in >= 0 {
 		// (The descriptor's own name: the directory opened, whatever a
 		// link made of its path since.)
-		wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events())
+		wd, err := inotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events())
 		if err != nil {
-			w.partial = true // ENOSPC: the kernel's limit on watches
+			w.refused(err)
 			return
 		}
 		if _, ok := w.dirs[int32(wd)]; !ok {
@@ -543,7 +559,7 @@ func (w *belowWatch) watchGit(rel string) {
 		return
 	}
 	defer unix.Close(fd)
-	if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events()); err == nil {
+	if wd, err := inotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events()); err == nil {
 		w.gitDirs[int32(wd)] = rel
 	}
 }
@@ -554,9 +570,9 @@ func (w *belowWatch) watchBehind(fd int) {
 	if w.in < 0 {
 		return
 	}
-	wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events())
+	wd, err := inotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events())
 	if err != nil {
-		w.partial = true
+		w.refused(err)
 		return
 	}
 	if w.behind[int32(wd)] {
@@ -1033,16 +1049,38 @@ func (w *belowWatch) report() {
 	}
 	w.said = true
 	markBelow(w.stateDir, w.ws, w.since)
-	keepLines(w.stateDir, w.ws, []string{partialLine(w.ws)})
+	keepLines(w.stateDir, w.ws, []string{partialLine(w.ws, w.limit())})
 }
 
-// partialLine says that the watch of ws does not cover everything.
-func partialLine(ws string) string {
-	return "cordon: " + printable(ws) + ": the guard could not watch every directory of the workspace while a process a command left ran (more than " + strconv.Itoa(maxBelowDirs) + ", or the kernel's limit on inotify watches): the next command's round moves aside what it wrote at an auto-run place below the root"
+// refused makes w partial for a watch the kernel refused with err, and
+// tells failed when it is the user's watches used up (or the kernel's
+// memory): a directory gone meanwhile is nothing to watch.
+func (w *belowWatch) refused(err error) {
+	w.partial = true
+	if w.failed != nil && (err == unix.ENOSPC || err == unix.ENOMEM) {
+		w.failed(fmt.Errorf("no inotify watch is left for the places below the root of %s (%w): the kernel's limit on watches per user, fs.inotify.max_user_watches, is used up", printable(w.ws), err))
+	}
+}
+
+// limit is the directories w holds at most.
+func (w *belowWatch) limit() int {
+	if w.maxDirs > 0 {
+		return w.maxDirs
+	}
+	return maxBelowDirs
+}
+
+// partialLine says that the watch of ws, of at most max directories,
+// does not cover everything.
+func partialLine(ws string, max int) string {
+	return "cordon: " + printable(ws) + ": the guard could not watch every directory of the workspace while a process a command left ran (more than " + strconv.Itoa(max) + ", or the kernel's limit on inotify watches): the next command's round moves aside what it wrote at an auto-run place below the root"
 }
 
 // inotifyInit is unix.InotifyInit1 (a test's failing one).
 var inotifyInit = unix.InotifyInit1
+
+// inotifyAddWatch is unix.InotifyAddWatch (a test's failing one).
+var inotifyAddWatch = unix.InotifyAddWatch
 
 // skipped reports whether a directory called name is left out.
 func (w *belowWatch) skipped(name string) bool {

@@ -116,7 +116,7 @@ func TestWatchBelowDirSwappedForLink(t *testing.T) {
 func TestWatchBelowStopTwice(t *testing.T) {
 	p, state := belowPolicy(t)
 	p.Guarded = []string{filepath.Join(p.Workspace, ".envrc")}
-	stop := WatchBetween(state, p, time.Now())
+	stop := WatchBetween(state, p, time.Now()).Stop
 	time.Sleep(100 * time.Millisecond)
 	stop()
 	time.Sleep(100 * time.Millisecond) // (the watches' goroutines close theirs)
@@ -240,11 +240,11 @@ func TestWatchBelowStopDuringWalk(t *testing.T) {
 		return n
 	}
 	before := count()
-	WatchBetween(state, p, time.Now())()
+	WatchBetween(state, p, time.Now()).Stop()
 	if n := settle(before); n != before {
 		t.Errorf("%d descriptors open before a watch stopped during its walk, %d after", before, n)
 	}
-	stop := WatchBetween(state, p, time.Now())
+	stop := WatchBetween(state, p, time.Now()).Stop
 	time.Sleep(500 * time.Millisecond)
 	os.WriteFile(filepath.Join(ws, "w/1/150/.envrc"), nil, 0o644)
 	os.WriteFile(filepath.Join(ws, "node_modules/st/.envrc"), nil, 0o644)
@@ -320,4 +320,83 @@ func TestWatchBelowAdoptedGitDirReplaced(t *testing.T) {
 	if !waitGone(hook) {
 		t.Error("a hook planted in a repository's new git directory stayed")
 	}
+}
+
+// A watch between commands that cannot be set says so (Between.Failed),
+// whatever could not be set: no inotify instance left (the kernel's
+// limit per user, which a process a command left running can use up),
+// no watch left on a guarded place's directory. A watch that says
+// nothing while watching nothing let a background process plant
+// .git/commondir and .envrc for the person's next git or cd.
+func TestWatchBetweenFailed(t *testing.T) {
+	failed := func(t *testing.T, b *Between) error {
+		t.Helper()
+		defer b.Stop()
+		select {
+		case err := <-b.Failed():
+			return err
+		case <-time.After(500 * time.Millisecond):
+			return nil
+		}
+	}
+	t.Run("no instance", func(t *testing.T) {
+		defer func(f func(int) (int, error)) { inotifyInit = f }(inotifyInit)
+		inotifyInit = func(int) (int, error) { return -1, unix.EMFILE }
+		p, state := belowPolicy(t)
+		p.Guarded = []string{filepath.Join(p.Workspace, ".envrc")}
+		if err := failed(t, WatchBetween(state, p, time.Now())); err == nil || !strings.Contains(err.Error(), "inotify") {
+			t.Errorf("a watch without an inotify instance said %v", err)
+		}
+	})
+	t.Run("no watch", func(t *testing.T) {
+		defer func(f func(int, string, uint32) (int, error)) { inotifyAddWatch = f }(inotifyAddWatch)
+		inotifyAddWatch = func(int, string, uint32) (int, error) { return -1, unix.ENOSPC }
+		p, state := belowPolicy(t)
+		p.RootGuarded = nil
+		p.Guarded = []string{filepath.Join(p.Workspace, ".envrc")}
+		if err := failed(t, WatchBetween(state, p, time.Now())); err == nil || !strings.Contains(err.Error(), "cannot watch") {
+			t.Errorf("a watch that could not watch the workspace said %v", err)
+		}
+	})
+	t.Run("below, no instance", func(t *testing.T) {
+		defer func(f func(int) (int, error)) { inotifyInit = f }(inotifyInit)
+		calls := 0
+		real := inotifyInit
+		inotifyInit = func(flags int) (int, error) {
+			if calls++; calls == 1 { // the watch below the root starts first
+				return -1, unix.EMFILE
+			}
+			return real(flags)
+		}
+		p, state := belowPolicy(t)
+		p.Guarded = []string{filepath.Join(p.Workspace, ".envrc")}
+		if err := failed(t, WatchBetween(state, p, time.Now())); err == nil {
+			t.Error("a watch whose places below the root could not be watched said nothing")
+		}
+	})
+	// (Found by an attacker: a process a command left used up the
+	// user's watches, then planted .envrc two directories down, which
+	// stayed until the agent's next command.)
+	t.Run("below, no watch left", func(t *testing.T) {
+		defer func(f func(int, string, uint32) (int, error)) { inotifyAddWatch = f }(inotifyAddWatch)
+		real := inotifyAddWatch
+		inotifyAddWatch = func(fd int, path string, mask uint32) (int, error) {
+			if strings.HasPrefix(path, "/proc/self/fd/") { // the watch below the root
+				return -1, unix.ENOSPC
+			}
+			return real(fd, path, mask)
+		}
+		p, state := belowPolicy(t)
+		p.Guarded = []string{filepath.Join(p.Workspace, ".envrc")}
+		if err := failed(t, WatchBetween(state, p, time.Now())); err == nil || !strings.Contains(err.Error(), "max_user_watches") {
+			t.Errorf("a watch below the root the kernel refused said %v", err)
+		}
+	})
+	t.Run("whole", func(t *testing.T) {
+		p, state := belowPolicy(t)
+		p.Guarded = []string{filepath.Join(p.Workspace, ".envrc"), filepath.Join(p.Workspace, "gone/.envrc")}
+		if err := failed(t, WatchBetween(state, p, time.Now())); err != nil {
+			t.Errorf("a watch that could watch everything said %v", err)
+		}
+	})
 }

@@ -106,7 +106,7 @@ func WatchChanges(p *platform.Policy, since time.Time) *Changes {
 		return nil
 	}
 	c := &Changes{below: hasBelowEntries(p.RootGuarded), extra: map[int32]string{}, touched: true, pathsLost: true}
-	w := &belowWatch{ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}, mask: roundEvents}
+	w := &belowWatch{maxDirs: maxBelowDirs, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}, mask: roundEvents}
 	mark := func(string) { c.dirty = true }
 	repo := func(string) { c.dirty, c.appeared = true, true }
 	w.found, w.newRepo, w.newBare = mark, repo, repo

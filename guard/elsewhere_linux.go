@@ -51,7 +51,7 @@ func noteElsewhere(stateDir, gitDir string, names []string) {
 	if err != nil {
 		return
 	}
-	appendLine(elsewhereFile(stateDir), line)
+	appendLine(stateDir, elsewhereFile(stateDir), line)
 }
 
 // remotesElsewhere returns the remotes commands added to the repository

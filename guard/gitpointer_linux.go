@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -213,7 +214,7 @@ func commondirBack(wt, gitDir string) (back, notYet bool) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxPointer {
 		return false, false
 	}
-	data, err := os.ReadFile(wt + "/commondir")
+	data, err := smallfile.ReadRegular(wt+"/commondir", maxPointer)
 	if err != nil {
 		return false, errors.Is(err, os.ErrNotExist)
 	}

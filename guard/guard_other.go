@@ -74,6 +74,11 @@ func FindBelow(stateDir, ws string, entries, skip, roots []string, t time.Time, 
 // AdoptRoots does nothing outside Linux.
 func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string { return nil }
 
+// TrustedConfig is Linux's: elsewhere there is no ledger.
+func TrustedConfig(stateDir, ws, config string) (sum string, kept, ledger bool) {
+	return "", false, false
+}
+
 // AgentRemotes is Linux's: elsewhere there is no ledger.
 func AgentRemotes(stateDir, ws, config string) ([]string, string) { return nil, "" }
 

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/cordonsh/cordon/internal/smallfile"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/filelock"
 	"github.com/cordonsh/cordon/internal/atomicfile"
+	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -83,65 +83,71 @@ func noteHeld(stateDir, ws string, roots []string, from, to time.Time) {
 		return
 	}
 	file := heldFile(stateDir)
-	if appendLine(file, line) > compactAt {
-		compactHeld(file)
+	if appendLine(stateDir, file, line) > compactAt {
+		compactHeld(stateDir, file)
 	}
 }
 
-// appendLine appends line to the log file, under a shared lock (a
-// compaction takes it exclusive), and returns the file's size after.
-func appendLine(file string, line []byte) int64 {
+// appendLine appends line to the log file of stateDir, under a shared
+// lock (a compaction takes it exclusive), and returns the file's size
+// after.
+func appendLine(stateDir, file string, line []byte) int64 {
 	if os.MkdirAll(filepath.Dir(file), 0o700) != nil {
 		return 0
 	}
-	for range 3 {
-		f, err := lockedLog(file, unix.LOCK_SH)
-		if err != nil {
-			return 0
-		}
-		if f == nil {
-			continue // compacted meanwhile: the file is a new one
-		}
-		f.Write(append(line, '\n'))
-		fi, err := f.Stat()
-		f.Close()
-		if err != nil {
-			return 0
-		}
-		return fi.Size()
+	unlock, err := lockLog(stateDir, file, unix.LOCK_SH)
+	if err != nil {
+		return 0
 	}
-	return 0
+	defer unlock()
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	f.Write(append(line, '\n'))
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
-// lockedLog opens a log for appending with lock how, or returns nil
-// when the file at its path is no longer the one locked (a compaction
-// renamed a new one there).
-func lockedLog(file string, how int) (*os.File, error) {
-	f, err := os.OpenFile(file, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+// lockLog takes the lock of the log file with how (unix.LOCK_SH or
+// LOCK_EX): a file of its own in the state directory's locks directory,
+// which no sandboxed command can open ([filelock.Dir]), not the log,
+// which they can read.
+func lockLog(stateDir, file string, how int) (unlock func(), err error) {
+	name, err := filelock.InDir(stateDir, "guard-"+filepath.Base(file)+".lock")
 	if err != nil {
 		return nil, err
 	}
-	var locked, now unix.Stat_t
-	if err := unix.Flock(int(f.Fd()), how); err != nil || unix.Fstat(int(f.Fd()), &locked) != nil {
-		f.Close()
-		return nil, errors.New("cannot lock " + file)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
 	}
-	if unix.Lstat(file, &now) != nil || now.Ino != locked.Ino || now.Dev != locked.Dev {
-		f.Close()
-		return nil, nil
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
+			break
+		}
 	}
-	return f, nil
+	if err != nil {
+		f.Close()
+		return nil, errors.New("cannot lock " + name)
+	}
+	return func() { f.Close() }, nil
 }
 
 // compactHeld rewrites the log as the intervals it holds, merged
 // ([foldHeld]) and bounded by maxHeld.
-func compactHeld(file string) {
-	f, err := lockedLog(file, unix.LOCK_EX)
-	if f == nil || err != nil {
+func compactHeld(stateDir, file string) {
+	unlock, err := lockLog(stateDir, file, unix.LOCK_EX)
+	if err != nil {
 		return
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	defer unlock()
+	data, err := smallfile.ReadFile(file)
 	if err != nil {
 		return
 	}

@@ -386,7 +386,7 @@ func BenchmarkReadHeld(b *testing.B) {
 	for i := 0; ; i++ {
 		at := from.Add(time.Duration(i) * time.Second)
 		line, _ := json.Marshal(heldInterval{Workspace: "/tmp/agent-ws/project", Roots: []string{"/dev/shm", "/tmp", "/var/tmp"}, From: at, To: at.Add(time.Second)})
-		if appendLine(heldFile(state), line) > compactAt-200 {
+		if appendLine(state, heldFile(state), line) > compactAt-200 {
 			break
 		}
 	}

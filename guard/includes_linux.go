@@ -27,7 +27,7 @@ import (
 // not. The includes are read when the trusted state is taken.
 
 // maxIncludeDepth is git's own limit on nested includes.
-const maxIncludeDepth = 10
+const maxIncludeDepth = gitkey.MaxIncludeDepth
 
 // maxIncluded bounds the files followed for one trusted state.
 const maxIncluded = 64
@@ -78,14 +78,7 @@ func (b *book) addIncluded(g guarded) {
 		if err != nil {
 			continue
 		}
-		for _, e := range es {
-			if !gitkey.Include(e.Key) || e.Value == "" {
-				continue
-			}
-			named, err := gitkey.Path(e.Value, filepath.Dir(f.path), g.home, b.l.Git)
-			if err != nil {
-				continue // git cannot read it either
-			}
+		for _, named := range gitkey.Included(es, f.path, g.home, b.l.Git) {
 			for _, p := range includedPaths(named) {
 				if seen[p] {
 					continue
@@ -186,32 +179,9 @@ func readConfig(path string) []byte {
 
 // ownConfigs are the person's global and system git configuration files,
 // as a git run with environment env (the command's) and the account's
-// home reads them.
+// home reads them ([platform.GitConfigFiles]).
 func ownConfigs(env []string) []string {
-	var out []string
-	add := func(p string) {
-		if filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
-			out = append(out, filepath.Clean(p))
-		}
-	}
-	if g := platform.Getenv(env, "GIT_CONFIG_GLOBAL"); g != "" {
-		add(g)
-	}
-	for _, home := range []string{platform.Getenv(env, "HOME"), platform.AccountHome()} {
-		if home == "" {
-			continue
-		}
-		add(filepath.Join(home, ".gitconfig"))
-		add(filepath.Join(home, ".config", "git", "config"))
-	}
-	if x := platform.Getenv(env, "XDG_CONFIG_HOME"); x != "" {
-		add(filepath.Join(x, "git", "config"))
-	}
-	if s := platform.Getenv(env, "GIT_CONFIG_SYSTEM"); s != "" {
-		add(s)
-	}
-	add("/etc/gitconfig")
-	return out
+	return platform.GitConfigFiles(func(k string) string { return platform.Getenv(env, k) })
 }
 
 // watched are the configuration files a command's watch looks at

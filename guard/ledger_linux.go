@@ -303,19 +303,13 @@ func open(stateDir, ws string, create bool) (*book, error) {
 		return nil, fmt.Errorf("the workspace %s has a name that is not UTF-8, which the guard's record cannot hold: rename the directory (or run the command from one whose path is UTF-8)", strconv.QuoteToASCII(ws))
 	}
 	file := ledgerFile(stateDir, ws)
-	flags := os.O_RDWR
 	if create {
 		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 			return nil, err
 		}
-		flags |= os.O_CREATE
 	}
-	lock, err := openLock(file+".lock", flags)
+	lock, err := lockLedger(stateDir, file, create)
 	if err != nil {
-		return nil, err
-	}
-	if err := filelock.Lock(lock); err != nil {
-		lock.Close()
 		return nil, err
 	}
 	b := &book{lock: lock, file: file, stateDir: stateDir, l: ledger{Workspace: ws}}
@@ -381,6 +375,50 @@ func (b *book) close() { b.lock.Close() }
 // openLock opens a ledger's lock file with flags (os.O_RDWR, and
 // os.O_CREATE to make it), mode 0600, through a bare descriptor: os.OpenFile
 // would register it with the poller, a lock file is only locked.
+// lockLedger takes the lock of the ledger file of stateDir, a file of
+// its own in the locks directory ([filelock.Dir]: the ledger is readable
+// in a sandbox, and a lock a sandboxed command could open is one it
+// could hold, stalling every put-back while it runs). Without create, a
+// ledger that does not exist once locked is an fs.ErrNotExist error.
+func lockLedger(stateDir, file string, create bool) (*os.File, error) {
+	name, err := filelock.InDir(stateDir, ledgerLockName(file))
+	if err != nil {
+		return nil, err
+	}
+	lock, err := openLock(name, os.O_RDWR|os.O_CREATE)
+	if errors.Is(err, unix.EACCES) && unix.Access(filepath.Dir(file), unix.W_OK) == unix.EROFS {
+		// Inside cordon's own bwrap sandbox, where the locks directory
+		// is hidden and the ledgers' read-only: what a guard there is
+		// told when it cannot write the ledger (see Main).
+		return nil, &fs.PathError{Op: "open", Path: name, Err: unix.EROFS}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := filelock.Lock(lock); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if !create {
+		if _, err := os.Lstat(file); err != nil {
+			lock.Close()
+			return nil, err
+		}
+	}
+	return lock, nil
+}
+
+// ledgerLockName is the name of the ledger file's lock in the locks
+// directory.
+func ledgerLockName(file string) string { return "guard-" + filepath.Base(file) + ".lock" }
+
+// LedgerLock is the lock file of the ledger file of stateDir: who
+// changes the ledger from outside the guard (a test as another guard)
+// takes it first.
+func LedgerLock(stateDir, ledger string) string {
+	return filepath.Join(filelock.Dir(stateDir), ledgerLockName(ledger))
+}
+
 func openLock(name string, flags int) (*os.File, error) {
 	fd, err := unix.Open(name, flags|unix.O_CLOEXEC, 0o600)
 	if err != nil {
@@ -751,6 +789,42 @@ func ledgers(stateDir, ws string) []remotesView {
 			return out
 		}
 	}
+}
+
+// TrustedConfig reports how the guard trusts the git configuration file
+// config of workspace ws: the SHA-256 of its content as the person last
+// had it, "" for a file trusted to be absent (or that is no file); kept
+// is false when the ledger of ws does not keep that file, and ledger
+// whether ws has a ledger at all (no command ran in ws under the guard
+// yet when it has none). Only these fields of the ledger are decoded.
+// Read, not locked.
+func TrustedConfig(stateDir, ws, config string) (sum string, kept, ledger bool) {
+	if stateDir == "" || !filepath.IsAbs(ws) {
+		return "", false, false
+	}
+	data, err := smallfile.ReadFile(ledgerFile(stateDir, ws))
+	if err != nil {
+		return "", false, false
+	}
+	var l struct {
+		Workspace      string   `json:"workspace"`
+		Configs        []string `json:"configs"`
+		TrustedConfigs map[string]*struct {
+			Kind byte   `json:"k"`
+			Sum  string `json:"s"`
+		} `json:"trusted_configs"`
+	}
+	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
+		return "", false, false
+	}
+	e, ok := l.TrustedConfigs[config]
+	if !ok && !slices.Contains(l.Configs, config) {
+		return "", false, true
+	}
+	if e == nil || e.Kind != 'f' {
+		return "", true, true
+	}
+	return e.Sum, true, true
 }
 
 // TrustedContent returns the content the guard trusts for path, one of

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cordonsh/cordon/filelock"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -180,14 +179,11 @@ func Reconcile(stateDir, ws string) ([]string, error) {
 // way: Reconcile then opens it in full.
 func reconcileIdle(stateDir, ws string) ([]string, bool) {
 	file := ledgerFile(stateDir, ws)
-	lock, err := openLock(file+".lock", os.O_RDWR)
+	lock, err := lockLedger(stateDir, file, false)
 	if err != nil {
 		return nil, false
 	}
 	defer lock.Close()
-	if filelock.Lock(lock) != nil {
-		return nil, false
-	}
 	data, err := smallfile.ReadFile(file)
 	if err != nil || bytes.Contains(data, []byte(`"active":`)) {
 		return nil, false // a ticket (or a name that looks like one): read in full
@@ -242,7 +238,9 @@ func TakeLines(stateDir, ws string) []string { return takeLines(stateDir, ws) }
 func takeLines(stateDir, ws string) []string {
 	name := ledgerFile(stateDir, ws) + ".lines"
 	data, err := smallfile.ReadFile(name)
-	if err != nil {
+	if err != nil || len(data) == 0 {
+		// (An empty file is one keepLines has just made and is about
+		// to write: removed now, its lines would be lost.)
 		return nil
 	}
 	os.Remove(name)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cordonsh/cordon/filelock"
 )
@@ -36,27 +35,26 @@ func StaleLedgers(stateDir string) []string {
 // that no guard holds, with their lock files.
 func CleanLedgers(stateDir string) {
 	for _, f := range StaleLedgers(stateDir) {
-		lock, err := os.OpenFile(f+".lock", os.O_RDWR, 0)
+		lockName, err := filelock.InDir(stateDir, ledgerLockName(f))
 		if err != nil {
-			if strings.HasSuffix(f, ".json") {
-				os.Remove(f)
-			}
+			return
+		}
+		lock, err := os.OpenFile(lockName, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
 			continue
 		}
 		if filelock.TryLock(lock) {
 			// (Its sidecars first: lines to say, a watch's mark, when
-			// a kind of line was said; and what a writer killed while
-			// it wrote left, see atomicfile.)
+			// a kind of line was said, the lock of earlier versions
+			// beside it; and what a writer killed while it wrote left,
+			// see atomicfile.)
 			sidecars, _ := filepath.Glob(f + ".*")
 			tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "."+filepath.Base(f)+"*-*"))
-			sidecars = append(sidecars, tmps...)
-			for _, s := range sidecars {
-				if s != f+".lock" {
-					os.Remove(s)
-				}
+			for _, s := range append(sidecars, tmps...) {
+				os.Remove(s)
 			}
 			os.Remove(f)
-			os.Remove(f + ".lock")
+			os.Remove(lockName)
 		}
 		lock.Close()
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cordonsh/cordon/filelock"
 )
 
 // TestCleanLedgers: the ledger of a workspace removed, or removed and
@@ -41,8 +43,9 @@ func TestCleanLedgers(t *testing.T) {
 		if _, err := os.Stat(f); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", f, err == nil, want)
 		}
-		if _, err := os.Stat(f + ".lock"); (err == nil) != want {
-			t.Errorf("%s.lock: exists %v, want %v", f, err == nil, want)
+		lock := filepath.Join(filelock.Dir(state), ledgerLockName(f))
+		if _, err := os.Stat(lock); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", lock, err == nil, want)
 		}
 	}
 	left, _ := filepath.Glob(goneFile + ".*")

@@ -3,6 +3,7 @@ package parse
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -294,8 +295,13 @@ func (w *walker) arith(st *state, node syntax.Node) {
 	})
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
-		if v, ok := st.env.lookup(name); ok {
+		if v, ok := st.env.lookup(name); ok && !w.evaluating[name] {
+			if w.evaluating == nil {
+				w.evaluating = map[string]bool{}
+			}
+			w.evaluating[name] = true
 			w.arithValue(st, v)
+			delete(w.evaluating, name)
 		}
 	}
 	// What it assigns ((X=1)), let X++, for ((i=0; ...))) is set, to a
@@ -350,6 +356,8 @@ func arithAssigned(node syntax.Node) []string {
 func (w *walker) arithValue(st *state, value string) {
 	if arithCode(value) {
 		w.arithExpr(st, value)
+	} else if arithNames(value) {
+		w.arithNamed(st, value)
 	}
 	switch {
 	case strings.Contains(value, Unknown):
@@ -358,6 +366,32 @@ func (w *walker) arithValue(st *state, value string) {
 		w.anySet = true
 	case strings.ContainsAny(value, "=+-"):
 		w.arithAssigns(st, value) // P='X=1'; (( P )) sets X
+	}
+}
+
+// arithNames reports whether s, evaluated as arithmetic, may name
+// variables: it holds a letter or an underscore (not a number alone, in
+// any base bash reads: 0x1F and 64#Zz name none, but are read as
+// names here, which only costs a parse).
+func arithNames(s string) bool {
+	return !strings.Contains(s, Unknown) && strings.IndexFunc(s, func(r rune) bool { return r == '_' || unicode.IsLetter(r) }) >= 0
+}
+
+// arithNamed walks a value evaluated as arithmetic that names variables
+// (y=x; (( y )), declare -i n; n=x): bash evaluates their values in
+// turn, and a subscript in one of them (x='a[$(cmd)]') runs its code. A
+// value that is no expression stops the shell's evaluation with an
+// error.
+func (w *walker) arithNamed(st *state, value string) {
+	if w.m.over {
+		return
+	}
+	f, err := w.parser(Bash).Parse(strings.NewReader("(( "+value+" ))"), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return
+	}
+	if c, ok := f.Stmts[0].Cmd.(*syntax.ArithmCmd); ok {
+		w.arith(st, c.X)
 	}
 }
 
@@ -502,6 +536,7 @@ func (w *walker) nameArgs(st *state, i int) {
 // testArith walks the operands [[ ]] evaluates as arithmetic (-eq, -lt
 // ...) and the names it tests with -v.
 func (w *walker) testArith(st *state, c *syntax.TestClause) {
+	done := map[*syntax.Word]bool{}
 	syntax.Walk(c.X, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.BinaryTest:
@@ -511,6 +546,7 @@ func (w *walker) testArith(st *state, c *syntax.TestClause) {
 					if word, ok := x.(*syntax.Word); ok {
 						w.arith(st, word)
 						w.arithWord(st, word)
+						done[word] = true
 					}
 				}
 			}
@@ -518,6 +554,13 @@ func (w *walker) testArith(st *state, c *syntax.TestClause) {
 			if word, ok := n.X.(*syntax.Word); ok && n.Op == syntax.TsVarSet {
 				w.arithWord(st, word)
 			}
+		case *syntax.Word:
+			// Any operand's expansions ([[ a == $((x)) ]], a pattern
+			// too), as for a command's words.
+			if !done[n] {
+				w.wordArith(st, n.Parts)
+			}
+			return false
 		}
 		return true
 	})
@@ -539,6 +582,24 @@ func (w *walker) wordArith(st *state, parts []syntax.WordPart) {
 			if p.Slice != nil {
 				w.arith(st, p.Slice.Offset)
 				w.arith(st, p.Slice.Length)
+			}
+			if p.Excl && p.Names == 0 && p.Param != nil {
+				// ${!x} with x='a[$(cmd)]': the element's subscript
+				// is evaluated.
+				if v, ok := st.env.lookup(p.Param.Value); ok && strings.Contains(v, "[") {
+					w.arithValue(st, v)
+				}
+			}
+			// What is expanded inside (${y:-$((x))}, ${x/a/$((x))}).
+			if p.Exp != nil && p.Exp.Word != nil {
+				w.wordArith(st, p.Exp.Word.Parts)
+			}
+			if p.Repl != nil {
+				for _, word := range []*syntax.Word{p.Repl.Orig, p.Repl.With} {
+					if word != nil {
+						w.wordArith(st, word.Parts)
+					}
+				}
 			}
 			if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && p.Param != nil {
 				if op, _ := plainLit(p.Exp.Word); strings.Contains(op, "P") {

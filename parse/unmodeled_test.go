@@ -93,6 +93,19 @@ var unmodeled = []struct {
 	{"declare-subscript", "bash", "declare 'a[$(rm -rf /x)]=1'"},
 	{"test-v-subscript", "bash", "[[ -v 'a[$(rm -rf /x)]' ]]"},
 	{"declare-i-assign", "bash", "declare -i n; n='a[$(rm -rf /x)]'"},
+	// Found by this round's attacker: a value evaluated where the judge
+	// did not follow it.
+	{"case-pattern-substitution", "bash", "case a in $(rm -rf /x)) ;; esac"},
+	{"case-later-pattern", "bash", "case a in b) ;; c|$(rm -rf /x)) ;; esac"},
+	{"case-pattern-arith", "bash", "x='a[$(rm -rf /x)]'; case 1 in $((x))) ;; esac"},
+	{"test-pattern-arith", "bash", "x='a[$(rm -rf /x)]'; [[ a == $((x)) ]]"},
+	{"indirect-element", "bash", "x='a[$(rm -rf /x)]'; echo ${!x}"},
+	{"nameref-element", "bash", "x='a[$(rm -rf /x)]'; declare -n r=\"$x\"; echo $r"},
+	{"declare-i-named", "bash", "x='a[$(rm -rf /x)]'; declare -i n=x"},
+	{"declare-i-append-named", "bash", "x='a[$(rm -rf /x)]'; declare -i n; n+=x"},
+	{"arith-named-value", "bash", "x='a[$(rm -rf /x)]'; y=x; (( y ))"},
+	{"arith-default-nested", "bash", "x='a[$(rm -rf /x)]'; echo ${y:-$((x))}"},
+	{"arith-replace-nested", "bash", "x='a[$(rm -rf /x)]'; echo ${x/a/$((x))}"},
 	{"slice-offset", "bash", "s=abc; i='a[$(rm -rf /x)]'; echo ${s:i}"},
 	{"prompt-expansion", "bash", "p='$(rm -rf /x)'; echo \"${p@P}\""},
 	{"bash-rematch", "bash", "[[ /x =~ (.*) ]] && rm -rf ${BASH_REMATCH[1]}"},
@@ -126,6 +139,9 @@ var modeled = []struct {
 	{"alias-not-posix", "bash", "alias ls='rm -rf /x'\nls"},
 	{"abort-unset", "bash", ": ${NOT_SET_HERE:?}; rm -rf /x"},
 	{"arith-plain", "bash", "x=3; (( x > 1 )) && echo ok"},
+	{"arith-named-plain", "bash", "n=3; m=n; echo $(( m * 2 )); i=0; for f in a b; do (( i++ )); done"},
+	{"arith-self-named", "bash", "x=x; (( x )) 2>/dev/null; echo ${!y}"},
+	{"case-plain-patterns", "bash", "case \"$1\" in -h|--help) echo help;; *.txt) echo t;; esac"},
 	{"subscript-plain", "bash", "i=1; a=(p q); echo ${a[i]} ${a[$i]}"},
 }
 

@@ -40,9 +40,12 @@ type walker struct {
 	aliasSeq int // alias definitions made so far
 
 	integers map[string]bool // variables declared -i: what is assigned to them is evaluated as arithmetic
-	noAlias  bool            // the next command's name was quoted or expanded: no alias applies
-	reading  map[string]int  // script files shells are reading line by line
-	made     map[string]bool // base names of files the script wrote, copied or linked
+	// evaluating are the variables whose values are being walked as
+	// arithmetic (y=x; x=y: bash stops such a loop with an error).
+	evaluating map[string]bool
+	noAlias    bool            // the next command's name was quoted or expanded: no alias applies
+	reading    map[string]int  // script files shells are reading line by line
+	made       map[string]bool // base names of files the script wrote, copied or linked
 
 	lazy map[*syntax.Stmt]*lazyBody // the bodies left out of skeletons (see outline.go), by the stand-in body
 
@@ -510,6 +513,12 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 	case *syntax.CaseClause:
 		w.word(st, c.Word)
 		for _, item := range c.Items {
+			// The shell expands each pattern, in turn, until one
+			// matches: any of them may run what it holds
+			// (case a in $(rm -rf ~)) ...).
+			for _, pat := range item.Patterns {
+				w.word(st, pat)
+			}
 			w.branch(st, func(b *state) { w.stmts(b, item.Stmts) })
 		}
 	case *syntax.FuncDecl:
@@ -833,6 +842,11 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 			if v, err := w.literal(st, a.Value); err == nil && syntax.ValidName(v.Text) {
 				st.env.put(a.Name.Value, expand.Variable{Set: true, Kind: expand.NameRef, Str: v.Text})
 				continue
+			} else if err == nil && strings.Contains(v.Text, "[") {
+				// A reference to an element (declare -n r='a[$(cmd)]'):
+				// its subscript is evaluated where the reference is
+				// used, walked here.
+				w.arithValue(st, v.Text)
 			}
 		}
 		w.assign(st, a, export)

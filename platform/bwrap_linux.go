@@ -2,6 +2,7 @@ package platform
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -151,7 +152,21 @@ func (p *Policy) mounts() []mount {
 // ("" keeps the current directory). newFD returns a fresh descriptor to
 // read data from: the seccomp filter, or nothing (an empty file laid over
 // a hidden one).
-func (b *bwrapBackend) args(path string, argv []string, dir string, newSession bool, newFD func(data []byte) (int, error)) ([]string, error) {
+//
+// pathFD opens a path for bwrap to bind by its descriptor
+// ([openUnfollowed]): a bind whose path lies inside a directory
+// sandboxed commands can write (a pin, a read-only path in the
+// workspace) is made from the directory found by a walk that follows no
+// link, not by its name, which bwrap and mount(2) resolve through links:
+// a process of another sandbox of the user's (another session's, one a
+// replaced session left running) could swap such a directory for a link
+// while this sandbox is made (.git -> ../../.ssh), and have the bind lay
+// what the link leads to, writable, in this sandbox. The destination is
+// still a name: swapped, it lays the intended directory elsewhere in the
+// sandbox's view, which exposes nothing more. A path gone since the
+// policy was made is no bind (as bwrap's -try binds); one that is a link
+// now refuses the sandbox.
+func (b *bwrapBackend) args(path string, argv []string, dir string, newSession bool, newFD func(data []byte) (int, error), pathFD func(path string) (int, error)) ([]string, error) {
 	p, pr := b.policy, b.probe
 	a := []string{pr.Path,
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -204,17 +219,30 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			} else {
 				a = append(a, "--bind", m.path, m.path)
 			}
-		case mountWritable:
-			// -try: a path removed by another program since the policy
-			// was made (a repository in /tmp) is nothing to bind, not a
-			// reason to fail the command.
-			a = append(a, "--bind-try", m.path, m.path)
-		case mountReadOnly, mountVisible:
+		case mountWritable, mountReadOnly, mountVisible:
 			src := m.path
 			if m.src != "" {
 				src = m.src
 			}
-			a = append(a, "--ro-bind-try", src, m.path)
+			opt := "--ro-bind"
+			if m.kind == mountWritable {
+				opt = "--bind"
+			}
+			if src == m.path && pr.Options["--bind-fd"] && p.swappable(m.path) {
+				fd, err := pathFD(m.path)
+				switch {
+				case errors.Is(err, unix.ENOENT):
+					continue // gone since the policy was made
+				case err != nil:
+					return nil, fmt.Errorf("%s changed while the sandbox was being made (%v); nothing was run: run the command again", m.path, err)
+				}
+				a = append(a, opt+"-fd", strconv.Itoa(fd), m.path)
+				continue
+			}
+			// -try: a path removed by another program since the policy
+			// was made (a repository in /tmp) is nothing to bind, not a
+			// reason to fail the command.
+			a = append(a, opt+"-try", src, m.path)
 		case mountFiltered:
 			if _, data, ok := p.shownFile(m.src); ok {
 				fd, err := newFD(data)
@@ -364,6 +392,7 @@ func elfInterp(path string) string {
 // signals to it, and exits as bwrap exits. It returns only when bwrap
 // could not be started.
 func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
+	ScreenInherited()
 	b.policy.SearchSockets()
 	// bwrap's --die-with-parent fires when the thread that started it
 	// exits: keep this goroutine on its thread until the process ends.
@@ -391,6 +420,12 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	}
 	args, err := b.args(path, argv, dir, !terminal, func(data []byte) (int, error) {
 		fd, err := dataFD(data)
+		if err == nil {
+			fds = append(fds, fd)
+		}
+		return fd, err
+	}, func(path string) (int, error) {
+		fd, err := openUnfollowed(path)
 		if err == nil {
 			fds = append(fds, fd)
 		}
@@ -733,4 +768,37 @@ func enterable(dir string) bool {
 		}
 	}
 	return st.Mode&bit != 0
+}
+
+// swappable reports whether path lies strictly inside one of the
+// directories sandboxed commands can write: a command of any sandbox of
+// the user's could rename it, or put a link in its place.
+func (p *Policy) swappable(path string) bool {
+	return slices.ContainsFunc(p.WritableRoots(), func(r string) bool { return path != r && Within(path, r) })
+}
+
+// openUnfollowed opens path (absolute) as a descriptor bwrap inherits, to
+// bind by it: every component a real directory or the file itself, no
+// link on the way. ENOENT when it is gone.
+func openUnfollowed(path string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
+		Flags:   unix.O_PATH,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if !errors.Is(err, unix.ENOSYS) {
+		return fd, err
+	}
+	// Before Linux 5.6: the last component is not followed, and the
+	// descriptor's path must be the one asked for (a link before it
+	// would show its target).
+	fd, err = unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	if got, rerr := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd)); rerr != nil || got != path || unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		unix.Close(fd)
+		return -1, unix.ELOOP
+	}
+	return fd, nil
 }

@@ -2,9 +2,11 @@ package platform
 
 import (
 	"debug/elf"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +32,9 @@ func TestBwrapArgs(t *testing.T) {
 	args, err := b.args("/usr/bin/bash", []string{"/usr/bin/bash", "-c", "true"}, "/w", true, func(data []byte) (int, error) {
 		fds = append(fds, data)
 		return 100 + len(fds) - 1, nil
+	}, func(path string) (int, error) {
+		t.Errorf("%s opened without --bind-fd", path)
+		return -1, syscall.EINVAL
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +59,98 @@ func TestBwrapArgs(t *testing.T) {
 	}
 	if args[0] != "/usr/bin/bwrap" {
 		t.Errorf("args[0] = %q", args[0])
+	}
+}
+
+// TestBwrapArgsByDescriptor: with bwrap's --bind-fd, what lies inside a
+// writable directory (the workspace in /tmp, its .git, .git/config and
+// hooks) is bound by a descriptor opened without following links, and
+// what does not (/tmp itself, the agent's start, ~/.ssh's known_hosts)
+// by its name as before; a path gone since is no bind, one that is a
+// link now refuses the sandbox.
+func TestBwrapArgsByDescriptor(t *testing.T) {
+	root := tree(t, "home/.ssh/known_hosts", "tmp/ws/.git/hooks/", "tmp/ws/.git/config")
+	home, tmp := root+"/home", root+"/tmp"
+	p := &Policy{
+		Workspace: tmp + "/ws",
+		Home:      home,
+		Scratch:   []string{tmp},
+		Writable:  []string{tmp + "/ws"},
+		ReadOnly:  []string{tmp + "/ws/.git/config", tmp + "/ws/.git/hooks"},
+		Hidden:    []string{home + "/.ssh"},
+		Visible:   []string{home + "/.ssh/known_hosts"},
+		Network:   NetworkOff,
+	}
+	b := &bwrapBackend{policy: p, probe: &BwrapProbe{Path: "/usr/bin/bwrap", Options: map[string]bool{"--bind-fd": true}}}
+	paths := map[int]string{}
+	open := func(path string) (int, error) {
+		paths[200+len(paths)] = path
+		return 200 + len(paths) - 1, nil
+	}
+	data := func([]byte) (int, error) { return 100, nil }
+	args, err := b.args("/usr/bin/bash", []string{"/usr/bin/bash"}, "", true, data, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Join(args, " ")
+	for _, want := range []string{
+		"--bind " + tmp + " " + tmp + " --bind-fd 200 " + tmp + "/ws --bind-fd 201 " + tmp + "/ws/.git --ro-bind-fd 202 " + tmp + "/ws/.git/config --ro-bind-fd 203 " + tmp + "/ws/.git/hooks",
+		"--ro-bind-try " + home + "/.ssh/known_hosts " + home + "/.ssh/known_hosts",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("bwrap's command line lacks %q:\n%s", want, line)
+		}
+	}
+	if len(paths) != 4 || paths[201] != tmp+"/ws/.git" {
+		t.Errorf("opened %v", paths)
+	}
+
+	gone := func(path string) (int, error) {
+		if path == tmp+"/ws/.git/hooks" {
+			return -1, syscall.ENOENT
+		}
+		return 300, nil
+	}
+	if args, err := b.args("/usr/bin/bash", []string{"/usr/bin/bash"}, "", true, data, gone); err != nil || strings.Contains(strings.Join(args, " "), "/ws/.git/hooks") {
+		t.Errorf("a path gone since: %v\n%s", err, strings.Join(args, " "))
+	}
+	linked := func(path string) (int, error) {
+		if path == tmp+"/ws/.git" {
+			return -1, syscall.ELOOP
+		}
+		return 300, nil
+	}
+	if _, err := b.args("/usr/bin/bash", []string{"/usr/bin/bash"}, "", true, data, linked); err == nil || !strings.Contains(err.Error(), "changed while the sandbox was being made") {
+		t.Errorf("a link in place of .git: %v", err)
+	}
+}
+
+// TestOpenUnfollowed: a link anywhere on the way is refused (ELOOP), a
+// missing path is ENOENT, a real one opens as itself.
+func TestOpenUnfollowed(t *testing.T) {
+	root := tree(t, "real/dir/", "real/file")
+	os.Symlink("real", root+"/link")
+	for path, want := range map[string]error{
+		root + "/real/dir":  nil,
+		root + "/real/file": nil,
+		root + "/link/dir":  syscall.ELOOP,
+		root + "/link":      syscall.ELOOP,
+		root + "/real/none": syscall.ENOENT,
+	} {
+		fd, err := openUnfollowed(path)
+		if want == nil {
+			if err != nil {
+				t.Errorf("%s: %v", path, err)
+				continue
+			}
+			got, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+			syscall.Close(fd)
+			if got != path {
+				t.Errorf("%s opened as %s", path, got)
+			}
+		} else if !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", path, err, want)
+		}
 	}
 }
 

@@ -189,7 +189,7 @@ func layerMain(args []string) (code int, goOn bool) {
 	}
 	runtime.LockOSThread()
 	m := planMounts(&p, isDir)
-	m.maskSockets(p.HostSockets)
+	m.maskSockets(&p)
 	// Outside bwrap's own mounts, no hidden path below a cache may be
 	// left uncovered (one that holds a path to keep readable cannot be
 	// covered whole here, as bwrap would).

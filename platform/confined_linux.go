@@ -5,12 +5,9 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // Confined reports whether this process already runs inside a sandbox
@@ -92,10 +89,6 @@ func LoopbackOnly() bool {
 	}
 	return true
 }
-
-// selfStatus is /proc/self/status, read once: the fields cordon looks at
-// (no_new_privs, seccomp, capabilities) do not change before it execs.
-var selfStatus = sync.OnceValues(func() ([]byte, error) { return smallfile.ReadFile("/proc/self/status") })
 
 func statusField(status []byte, name, want string) bool {
 	return StatusValue(status, name) == want

@@ -132,6 +132,14 @@ func secretLine(line string, keys []string) bool {
 	if t == "" || t[0] == '#' || t[0] == ';' || t[0] == '[' || t[0] == '!' {
 		return false
 	}
+	if t[0] == '<' {
+		// XML: the key is a key="..." attribute's value (NuGet's <add
+		// key="ClearTextPassword" value="..."/>), else the element's
+		// name (<password>...</password>); a comment or a closing tag
+		// has none.
+		k := xmlKey(t)
+		return k != "" && slices.ContainsFunc(keys, func(p string) bool { return starglob.Match(strings.ToLower(p), k) })
+	}
 	t = strings.TrimPrefix(t, "- ")
 	if !strings.ContainsAny(t, "=: \t") {
 		return true
@@ -147,6 +155,22 @@ func secretLine(line string, keys []string) bool {
 		}
 	}
 	return false
+}
+
+// xmlKey is the key of an XML line (see secretLine), lowercase, or "".
+func xmlKey(t string) string {
+	if strings.HasPrefix(t, "<!") || strings.HasPrefix(t, "</") || strings.HasPrefix(t, "<?") {
+		return ""
+	}
+	if _, rest, ok := strings.Cut(t, ` key="`); ok {
+		k, _, _ := strings.Cut(rest, `"`)
+		return strings.ToLower(k)
+	}
+	name := strings.TrimPrefix(t, "<")
+	if i := strings.IndexAny(name, " \t/>"); i >= 0 {
+		name = name[:i]
+	}
+	return strings.ToLower(name)
 }
 
 func isFile(path string) bool {

@@ -33,6 +33,15 @@ func TestSecretLine(t *testing.T) {
 		{"org.gradle.jvmargs=-Xmx2g", []string{"*passw*", "*key*", "*token*"}, false},
 		{"@corp:registry=https://npm.corp/", npm, false},
 		{"ghp_0123456789abcdef", nil, true}, // a bare value
+		// XML (NuGet.Config): the key is the key attribute's value, or
+		// the element's name.
+		{`    <add key="ClearTextPassword" value="s3cret" />`, []string{"*password*"}, true},
+		{`<add key="Username" value="me" />`, []string{"*password*"}, false},
+		{`<add key="nuget.org" value="https://api.nuget.org/v3/index.json" />`, []string{"*password*"}, false},
+		{"<configuration>", []string{"*password*"}, false},
+		{"  </packageSourceCredentials>", []string{"*password*"}, false},
+		{`<?xml version="1.0" encoding="utf-8"?>`, []string{"*password*"}, false},
+		{"<password>s3cret</password>", []string{"*password*"}, true},
 	} {
 		if got := secretLine(c.line, c.keys); got != c.want {
 			t.Errorf("secretLine(%q) = %v, want %v", c.line, got, c.want)

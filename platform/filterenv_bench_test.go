@@ -28,13 +28,13 @@ func BenchmarkFilterEnv(b *testing.B) {
 	set := rules.Builtin()
 	b.ReportAllocs()
 	for b.Loop() {
-		FilterEnv(benchEnv, credvar.New(set.CredentialVars(), set.CredentialWords()), nil)
+		FilterEnv(benchEnv, credvar.New(set.CredentialVars(), set.CredentialWords(), set.CredentialValues()), nil)
 	}
 }
 
 func BenchmarkFilterEnvMatcherBuilt(b *testing.B) {
 	set := rules.Builtin()
-	m := credvar.New(set.CredentialVars(), set.CredentialWords())
+	m := credvar.New(set.CredentialVars(), set.CredentialWords(), set.CredentialValues())
 	b.ReportAllocs()
 	for b.Loop() {
 		FilterEnv(benchEnv, m, nil)

@@ -129,7 +129,7 @@ func (l *landlockBackend) searchSockets() {
 		l.mounts = planMounts(l.p, isDir)
 	}
 	if l.mounts != nil {
-		l.mounts.maskSockets(l.p.HostSockets)
+		l.mounts.maskSockets(l.p)
 	}
 }
 
@@ -147,6 +147,7 @@ func (l *landlockBackend) Degraded() []string { return l.degradations() }
 // it ends). It returns only when something failed, saying what; the
 // program never runs with less confinement than Degraded admits.
 func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
+	ScreenInherited()
 	l.searchSockets()
 	if l.userns || l.servesProxy() {
 		return l.execChild(path, argv, env, dir)
@@ -651,12 +652,24 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 // covers.
 // maskSockets adds the host's sockets to what m covers, once; called
 // where the sandbox starts (see [Policy.SearchSockets]).
-func (m *mountPlan) maskSockets(sockets []string) {
+func (m *mountPlan) maskSockets(p *Policy) {
 	if m.socketsMasked {
 		return
 	}
 	m.socketsMasked = true
-	for _, h := range sockets {
+	// The directories on the way to each pinned too (see
+	// [Policy.Pins]), parents first, before the masks.
+	have := map[string]bool{}
+	for _, b := range m.binds {
+		have[b.path] = true
+	}
+	for _, d := range p.socketPins() {
+		if !have[d] && !m.gone(d) {
+			m.binds = append(m.binds, bind{d, false})
+		}
+	}
+	slices.SortFunc(m.binds, func(a, b bind) int { return strings.Compare(a.path, b.path) })
+	for _, h := range p.HostSockets {
 		switch {
 		case m.gone(h):
 		case isDir(h):
@@ -1013,14 +1026,35 @@ func reentered(mount func() error) error {
 }
 
 // bindSelf binds path onto itself, read-only when readOnly.
+//
+// The path is opened without following links ([openUnfollowed]), and
+// bound and made read-only by its descriptor: a directory inside a
+// writable one could be swapped for a link by a process of another
+// sandbox meanwhile (.git -> ../../.ssh), and a mount by name follows
+// it. ENOENT when the path is gone.
 func bindSelf(path string, readOnly bool) error {
-	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+	fd, err := openUnfollowed(path)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return err
+		}
+		return fmt.Errorf("cannot bind %s onto itself: it changed while the sandbox was being made (%w)", path, err)
+	}
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	err = unix.Mount(self, self, "", unix.MS_BIND|unix.MS_REC, "")
+	unix.Close(fd)
+	if err != nil {
 		return fmt.Errorf("cannot bind %s onto itself: %w", path, err)
 	}
-	if readOnly {
-		return remountReadOnly(path)
+	if !readOnly {
+		return nil
 	}
-	return nil
+	// The bind just made, found again the same way.
+	if fd, err = openUnfollowed(path); err != nil {
+		return fmt.Errorf("cannot make %s read-only: it changed while the sandbox was being made (%w)", path, err)
+	}
+	defer unix.Close(fd)
+	return remountReadOnly("/proc/self/fd/" + strconv.Itoa(fd))
 }
 
 // remountReadOnly makes the bind mount at path read-only. The remount

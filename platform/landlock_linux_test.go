@@ -253,7 +253,7 @@ func TestLandlockDegradations(t *testing.T) {
 	l.mounts = planMounts(l.p, func(path string) bool { return path != "/home/u/.netrc" })
 	d = l.degradations()
 	if want := []string{
-		"Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them",
+		"Unix sockets the host makes after a command starts, or that a program of another network namespace (a container's) made deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them",
 		"Unix sockets inside hidden paths (~/.ssh) can still be connected to: needs Landlock ABI 9, this kernel has ABI 7",
 	}; !slices.Equal(d, want) {
 		t.Errorf("root, ABI 7:\n got %q\nwant %q", d, want)

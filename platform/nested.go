@@ -5,7 +5,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
+
+// maxPointerFile bounds a .git file, a worktree's gitdir or commondir
+// read: a line naming a directory. (Such files lie where commands write,
+// and are read without blocking: a FIFO put there stalls nothing.)
+const maxPointerFile = 4096
 
 // Repositories inside the workspace run code on the host too: its index's
 // gitlinks (a repository committed inside another, which the host's git
@@ -142,10 +149,10 @@ func NestedRepos(ws, keep string) ([]NestedRepo, bool) {
 // it there whatever the file says.
 func indexFile(ws string) string {
 	dotgit := filepath.Join(ws, ".git")
-	if fi, err := os.Stat(dotgit); err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+	if fi, err := os.Stat(dotgit); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxPointerFile {
 		return filepath.Join(dotgit, "index")
 	}
-	data, err := os.ReadFile(dotgit)
+	data, err := smallfile.ReadRegular(dotgit, maxPointerFile)
 	if err != nil {
 		return filepath.Join(dotgit, "index")
 	}
@@ -190,8 +197,8 @@ func nestedRepo(ws, dir string) (NestedRepo, bool) {
 	case !fi.Mode().IsRegular():
 		return NestedRepo{}, false
 	default:
-		data, err := os.ReadFile(dotgit)
-		if err != nil || len(data) > 4096 {
+		data, err := smallfile.ReadRegular(dotgit, maxPointerFile)
+		if err != nil {
 			return NestedRepo{Root: dir, Pointer: true}, true
 		}
 		t, ok := pointedGitDir(dir, data)

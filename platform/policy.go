@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/credvar"
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // Network says whether and where a confined program may connect.
@@ -89,6 +90,9 @@ type Spec struct {
 	// CredentialWords are words that, as a word part of a variable's name
 	// (DB_PASS, npm_config_//registry/:_authToken), have it removed too.
 	CredentialWords []string
+	// CredentialValues are regular expressions of values that have a
+	// variable removed whatever its name (a GitHub token's ghp_...).
+	CredentialValues []string
 	// PassEnv names variables kept even though they match CredentialVars.
 	PassEnv []string
 	// Credentials are the credential variables a sandbox with the
@@ -426,6 +430,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 			p.ReadOnly = append(p.ReadOnly, r.existing([]string{dir + "/hooks"}, nil)...)
 			p.GitConfig = append(p.GitConfig, dir+"/config", dir+"/config.worktree")
 		}
+		p.protectLinked(&r, p.ReadOnly)
 		// For repositories made inside the workspace while a command
 		// runs (package guard), and those nested in its repository now:
 		// guarded, not laid read-only (a command may remove a clone it
@@ -511,7 +516,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	// A socket the policy names stays reachable, even in a hidden
 	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
 	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
-	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
+	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords, s.CredentialValues), s.PassEnv)
 	p.brokerEnv(s, env)
 	p.normalize()
 	c.save()
@@ -597,17 +602,61 @@ func (p *Policy) normalize() {
 }
 
 // Pins are the directories between a writable root and a read-only path
-// inside it (the workspace's .git, for .git/hooks), or another writable
-// root inside it (a workspace in /tmp: /tmp/a for /tmp/a/app). A sandbox
-// makes each a mount point of its own, so that it cannot be renamed away
-// and replaced by a copy without the read-only parts (mv .git .git.old;
-// cp -r ...), or by a new directory at the workspace's path, whose
-// guarded places the guard would take for a new workspace's (mv /tmp/a
-// /tmp/b; mkdir -p /tmp/a/app).
+// inside it (the workspace's .git, for .git/hooks), another writable
+// root inside it (a workspace in /tmp: /tmp/a for /tmp/a/app), or a
+// host's socket the sandbox covers ([Policy.HostSockets]: an editor's
+// /tmp/emacs1000 for its server). A sandbox makes each a mount point of
+// its own (bound by a descriptor opened without following links: see
+// [bwrapBackend.args]), so that it cannot be renamed away and replaced
+// by a copy without the read-only parts (mv .git .git.old; cp -r ...),
+// by a new directory at the workspace's path, whose guarded places the
+// guard would take for a new workspace's (mv /tmp/a /tmp/b; mkdir -p
+// /tmp/a/app), or moved deeper than the next sandbox looks for sockets
+// (mv /tmp/emacs1000 /tmp/x/y/z/: /proc/net/unix keeps the path a
+// socket was bound at).
 func (p *Policy) Pins() []string {
+	return sortedUnique(slices.Concat(p.pinsFor(slices.Concat(p.ReadOnly, p.WritableRoots())), p.socketPins()))
+}
+
+// maxSocketPins bounds the directories pinned for the host's sockets
+// (each is one more bind, and bwrap reads the mount table again for
+// each): past it, none is, and [Policy.SocketDegradations] says so.
+const maxSocketPins = 128
+
+// socketPins are the directories [Policy.Pins] makes mount points for
+// the host's sockets: none for a socket that a cover of a directory
+// above holds already (a hidden one, or one of this user's the search
+// could not list: a pin there would lay the directory again inside the
+// cover), nor for one below a read-only path (which no command can
+// rename, and which a writable pin would open).
+func (p *Policy) socketPins() []string {
+	if pins, over := p.socketPinsWanted(); !over {
+		return pins
+	}
+	return nil
+}
+
+// socketPinsWanted are the directories [Policy.socketPins] would pin
+// with no bound, and whether they pass it.
+func (p *Policy) socketPinsWanted() ([]string, bool) {
+	var sockets []string
+	for _, s := range p.HostSockets {
+		inside := func(d string) bool { return d != s && Within(s, d) }
+		if !slices.ContainsFunc(p.Hidden, inside) && !slices.ContainsFunc(p.HostSockets, inside) && !slices.ContainsFunc(p.ReadOnly, inside) {
+			sockets = append(sockets, s)
+		}
+	}
+	pins := p.pinsFor(sockets)
+	return pins, len(pins) > maxSocketPins
+}
+
+// pinsFor returns the directories between each of paths and the
+// innermost writable root that holds it, that root and the path left
+// out.
+func (p *Policy) pinsFor(paths []string) []string {
 	var pins []string
 	roots := p.WritableRoots()
-	for _, x := range slices.Concat(p.ReadOnly, roots) {
+	for _, x := range paths {
 		root := ""
 		for _, w := range roots {
 			if Within(x, w) && x != w && len(w) > len(root) {
@@ -908,7 +957,8 @@ func gitDirs(ws, home string) []string {
 	if fi, err := os.Lstat(dotgit); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	data, err := os.ReadFile(dotgit)
+	// (Read without blocking, bounded: a command can put a FIFO there.)
+	data, err := smallfile.ReadRegular(dotgit, maxPointerFile)
 	if err != nil {
 		return nil
 	}
@@ -921,7 +971,7 @@ func gitDirs(ws, home string) []string {
 		return nil
 	}
 	var dirs []string
-	if back, err := os.ReadFile(filepath.Join(gitdir, "gitdir")); err == nil {
+	if back, err := smallfile.ReadRegular(filepath.Join(gitdir, "gitdir"), maxPointerFile); err == nil {
 		// A worktree: gitdir is <common>/worktrees/<name>.
 		if realPath(strings.TrimSpace(string(back))) != realPath(dotgit) {
 			return nil
@@ -997,6 +1047,7 @@ func (p *Policy) guardScratchRepos(r *resolver, roots, safe []string, mountPoint
 		hooks := r.existing([]string{git + "/hooks"}, nil)
 		p.ReadOnly = append(p.ReadOnly, hooks...)
 		p.scratchReadOnly = append(p.scratchReadOnly, hooks...)
+		p.scratchReadOnly = append(p.scratchReadOnly, p.protectLinked(r, hooks)...)
 		p.Guarded = append(p.Guarded, git+"/hooks", git+"/commondir")
 		p.GitConfig = append(p.GitConfig, git+"/config", git+"/config.worktree")
 		p.GitConfigSafe = safe
@@ -1226,8 +1277,10 @@ func envLookup(env []string) func(string) string {
 }
 
 // AccountHome is the home directory of the account cordon runs as, from
-// the account database (HOME is the caller's to set), or "".
-func AccountHome() string { return accountHome() }
+// the account database (HOME is the caller's to set), or "". Read once
+// a process: the database is parsed whole, and a command asks for it
+// several times (git's configuration files, the credential stores).
+var AccountHome = sync.OnceValue(accountHome)
 
 // accountHome returns the real path of the home directory of the
 // effective user's account (from the password database), or "".

@@ -171,7 +171,7 @@ func TestFilterEnv(t *testing.T) {
 	env := []string{"A=1", "GH_TOKEN=x", "gh_token=y", "AWS_SECRET_ACCESS_KEY=z", "PATH=/bin", "SSH_AUTH_SOCK=/s", "PASS=1",
 		"DB=postgres://u:pw@db:5432/x", "WEB=https://example.com/a:b@c", "PROXY=http://user@proxy:3128",
 		"DB_PASS=p", "npm_config_//registry.npmjs.org/:_authToken=t", "PASSENGER_COUNT=2"}
-	got := FilterEnv(env, credvar.New([]string{"*_TOKEN", "AWS_*", "SSH_AUTH_SOCK"}, []string{"pass", "auth"}), []string{"PASS", "gh_token"})
+	got := FilterEnv(env, credvar.New([]string{"*_TOKEN", "AWS_*", "SSH_AUTH_SOCK"}, []string{"pass", "auth"}, nil), []string{"PASS", "gh_token"})
 	want := []string{"A=1", "gh_token=y", "PATH=/bin", "PASS=1", "WEB=https://example.com/a:b@c", "PROXY=http://user@proxy:3128", "PASSENGER_COUNT=2"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("FilterEnv = %q, want %q", got, want)

@@ -23,7 +23,7 @@ import (
 var bwrapDirs = []string{"/usr/bin", "/bin", "/usr/local/bin"}
 
 // bwrapOptions are the options whose support the probe records.
-var bwrapOptions = []string{"--disable-userns", "--argv0", "--unshare-cgroup-try", "--remount-ro", "--perms", "--ro-bind-data", "--die-with-parent", "--new-session", "--cap-drop"}
+var bwrapOptions = []string{"--disable-userns", "--argv0", "--unshare-cgroup-try", "--remount-ro", "--perms", "--ro-bind-data", "--die-with-parent", "--new-session", "--cap-drop", "--bind-fd"}
 
 // BwrapProbe is what cordon learned about a bwrap binary by running it
 // once. It is cached by the binary's identity and the kernel.
@@ -118,6 +118,8 @@ func probeKey(path string) (string, error) {
 			key += ":" + strings.TrimSpace(string(b))
 		}
 	}
+	// The options looked for: one added is looked for at once.
+	key += ":" + strings.Join(bwrapOptions, ",")
 	return key, nil
 }
 

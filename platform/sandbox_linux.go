@@ -101,7 +101,8 @@ func Describe(b Backend, path string, argv []string) *Report {
 			c.policy = &p
 			b = &c
 		}
-		r.CommandLine, _ = b.args(path, argv, "", true, func([]byte) (int, error) { next++; return next - 1, nil })
+		fake := func() (int, error) { next++; return next - 1, nil }
+		r.CommandLine, _ = b.args(path, argv, "", true, func([]byte) (int, error) { return fake() }, func(string) (int, error) { return fake() })
 	case *landlockBackend:
 		if b.userns {
 			r.Detail = "mounts made in a user namespace of the command's own"

@@ -1,8 +1,15 @@
 package platform
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/cordonsh/cordon/internal/smallfile"
 )
 
 // The host's pathname Unix sockets (an editor's server, a debugger, a
@@ -17,9 +24,19 @@ import (
 //
 // So the sandbox covers, at its start, every socket found where sockets
 // are made: the scratch directories, /run and the home directory, each to
-// a bounded depth (see [socketRoots]). A socket the host makes later, or
-// one deeper or elsewhere, stays reachable unless Landlock ABI 9 holds;
-// [Policy.SocketDegradations] says so.
+// a bounded depth (see [socketRoots]), and, at any depth below them,
+// every socket bound in the host's network namespace (/proc/net/unix
+// names them by the path they were bound at): a sandboxed command can
+// make directories in scratch space, and could otherwise fill it past the
+// search's budget, so that the next sandbox leaves a host program's
+// socket uncovered (found by an attacker, with an editor's server socket
+// in /tmp). The directories between a writable root and each covered
+// socket are mount points of the sandbox's own ([Policy.Pins]), so that
+// no command can move one deeper, where the table (which keeps the path
+// a socket was bound at) would not lead. A socket the host makes later,
+// or one a program of another network namespace (a container's) made
+// deeper or past the budget, stays reachable unless Landlock ABI 9
+// holds; [Policy.SocketDegradations] says so.
 
 // A socketRoot is a directory looked through for the host's sockets, to
 // depth levels below it.
@@ -93,9 +110,98 @@ func (p *Policy) SearchSockets() {
 		return entries
 	}
 	p.HostSockets, p.socketsPartial = p.hostSockets(readDir)
-	if len(unlisted) > 0 {
-		p.HostSockets = sortedUnique(append(p.HostSockets, unlisted...))
+	p.HostSockets = sortedUnique(slices.Concat(p.HostSockets, unlisted, p.boundSockets(readBoundSockets())))
+}
+
+// readBoundSockets returns /proc/net/unix: the Unix sockets of this
+// process's network namespace, the host's where a sandbox is made.
+func readBoundSockets() []byte {
+	data, _ := smallfile.ReadFile("/proc/net/unix")
+	return data
+}
+
+// boundSockets returns the sockets, from the lines of /proc/net/unix in
+// table, bound at a path below one of p's socket roots (at any depth)
+// that still names a socket, but for those [Policy.hostSockets] leaves
+// out.
+func (p *Policy) boundSockets(table []byte) []string {
+	roots := p.socketRoots()
+	var out []string
+	for _, line := range strings.Split(string(table), "\n") {
+		// Num RefCount Protocol Flags Type St Inode Path: the path, if
+		// any, is the rest of the line ("@" for an abstract one).
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		path := line[strings.Index(line, f[7]):]
+		if !strings.HasPrefix(path, "/") || filepath.Clean(path) != path ||
+			!slices.ContainsFunc(roots, func(r socketRoot) bool { return r.dir != "" && Within(path, r.dir) }) || p.socketSkipped(path) {
+			continue
+		}
+		fi, err := os.Lstat(path)
+		switch {
+		case err == nil && fi.Mode().Type() == fs.ModeSocket:
+			// By the path the walk would take: a link on the way
+			// (/tmp/l -> ../home/me/proj) would lay the cover
+			// elsewhere.
+			if real, err := filepath.EvalSymlinks(path); err == nil && real == path {
+				out = append(out, path)
+			}
+		case errors.Is(err, fs.ErrPermission):
+			// A directory of this user's on the way that cannot be
+			// searched: a sandboxed command can chmod one of its own
+			// and open it again in the next sandbox, where the socket
+			// behind it was not covered (found by an attacker). It is
+			// covered whole, as the walk's unlisted directories are.
+			d := shutOnTheWay(path, roots)
+			if d == "" || othersDir(d) || !maskable(p, d) || slices.ContainsFunc(p.Sockets, func(s string) bool { return Within(s, d) }) {
+				break
+			}
+			// Not a link (/tmp/A/l -> the workspace): the cover would
+			// fall where it leads.
+			if real, err := filepath.EvalSymlinks(d); err == nil && real == d {
+				out = append(out, d)
+			}
+		}
 	}
+	return out
+}
+
+// shutOnTheWay returns the first directory below the socket root that
+// holds path which cannot be searched, or "" (none, or the root itself).
+func shutOnTheWay(path string, roots []socketRoot) string {
+	root := ""
+	for _, r := range roots {
+		if r.dir != "" && Within(path, r.dir) && len(r.dir) > len(root) {
+			root = r.dir
+		}
+	}
+	rel, err := filepath.Rel(root, path)
+	if root == "" || err != nil {
+		return ""
+	}
+	d := root
+	for _, name := range strings.Split(rel, "/") {
+		next := joinName(d, name)
+		if _, err := os.Lstat(next); errors.Is(err, fs.ErrPermission) {
+			if d == root {
+				return ""
+			}
+			return d
+		}
+		d = next
+	}
+	return ""
+}
+
+// socketSkipped reports whether a socket at path needs no cover: the
+// sandbox hides it already, it is in the workspace (the command's own),
+// or the policy lets commands reach it.
+func (p *Policy) socketSkipped(path string) bool {
+	return Within(path, p.Workspace) ||
+		slices.ContainsFunc(p.Hidden, func(h string) bool { return Within(path, h) }) ||
+		slices.ContainsFunc(p.Sockets, func(s string) bool { return Within(path, s) })
 }
 
 // hostSockets returns the sockets under p's socket roots, breadth first
@@ -105,11 +211,7 @@ func (p *Policy) SearchSockets() {
 // reports true when it stopped at maxSocketDirs, before the end. readDir
 // lists a directory's subdirectories and sockets.
 func (p *Policy) hostSockets(readDir func(string) []dirEntry) ([]string, bool) {
-	skip := func(path string) bool {
-		return Within(path, p.Workspace) ||
-			slices.ContainsFunc(p.Hidden, func(h string) bool { return Within(path, h) }) ||
-			slices.ContainsFunc(p.Sockets, func(s string) bool { return Within(path, s) })
-	}
+	skip := p.socketSkipped
 	type dir struct {
 		path  string
 		depth int
@@ -169,15 +271,18 @@ func (p *Policy) hostSockets(readDir func(string) []dirEntry) ([]string, bool) {
 // mounts whether a mount namespace covers the sockets found at start.
 func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
 	p.SearchSockets()
+	_, pinsOver := p.socketPinsWanted()
 	var out []string
 	switch {
 	case resolveUnix:
 	case !mounts:
 		out = append(out, "the host's Unix sockets (an editor's or a debugger's server, a screen session, a container engine) can be connected to: covering them needs a mount namespace (root, or the bwrap backend) or Landlock ABI 9")
+	case pinsOver:
+		out = append(out, fmt.Sprintf("the directories of the host's Unix sockets in scratch space are more than %d: none is kept from being moved, and a command can move one deeper than the next sandbox looks (remove stale sockets: find /tmp -type s); Landlock ABI 9 would stop that", maxSocketPins))
 	case p.socketsPartial:
-		out = append(out, fmt.Sprintf("the host's Unix sockets were looked for in only %d directories (scratch, /run, the home directory): those in others, and those made after a command starts, can be connected to; Landlock ABI 9 would stop all of them", maxSocketDirs))
+		out = append(out, fmt.Sprintf("the host's Unix sockets were looked for in only %d directories (scratch, /run, the home directory): those made after a command starts, and those in other directories that a program of another network namespace (a container's) made, can be connected to; Landlock ABI 9 would stop all of them", maxSocketDirs))
 	default:
-		out = append(out, "Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them")
+		out = append(out, "Unix sockets the host makes after a command starts, or that a program of another network namespace (a container's) made deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them")
 	}
 	if p.Network == NetworkOn && p.NetworkDefault {
 		out = append(out, "the network allowlist (the default) needs a network namespace of the command's own (bwrap, or Landlock as root or with user namespaces): commands can connect to any host (docs/network.md)")

@@ -20,6 +20,8 @@ func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*
 
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
 func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	ScreenInherited()
+	stdin = screenStdin(stdin)
 	b.policy.SearchSockets()
 	terminal := !ownGroup()
 	b, release, err := b.withLayers()
@@ -50,6 +52,10 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 		limits: b.limits(),
 		signal: func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
 		status: bwrapStatus,
+		// bwrap has its descriptors from the fork on: this process's
+		// copies of them (the directories it binds among them) are not
+		// kept while the command runs.
+		forked: func() { a.closeTheirs() },
 		finish: func() { a.close(); proxy.stop(); release() },
 	}
 	// bwrap reads its block descriptor once every mount is made, just
@@ -63,9 +69,11 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 			return nil, false
 		}
 		a.close()
-		if a, err = b.startArgs(path, argv, env, terminal); err != nil {
-			return nil, false
+		next, err := b.startArgs(path, argv, env, terminal)
+		if err != nil {
+			return nil, false // (a, closed, is closed again at the end)
 		}
+		a = next
 		return a.argv, true
 	}
 	c, err := s.start()
@@ -87,11 +95,14 @@ type bwrapStart struct {
 	argv  []string
 	fds   []int // bwrap's, closed once it runs
 	block int   // this process's end of the block pipe, to look at
+	// blockRead is bwrap's end of the block pipe, kept open here until
+	// the end: the byte stays countable whatever bwrap did.
+	blockRead int
 }
 
 // startArgs makes bwrap's command line for Start.
 func (b *bwrapBackend) startArgs(path string, argv, env []string, terminal bool) (*bwrapStart, error) {
-	a := &bwrapStart{block: -1}
+	a := &bwrapStart{block: -1, blockRead: -1}
 	var p [2]int
 	if err := unix.Pipe2(p[:], 0); err != nil {
 		return nil, fmt.Errorf("cannot make a pipe for bwrap: %w", err)
@@ -104,9 +115,15 @@ func (b *bwrapBackend) startArgs(path string, argv, env []string, terminal bool)
 	}
 	// This process keeps the write end: bwrap's read never sees an end
 	// of file before the byte, and the byte stays countable here.
-	a.block, a.fds = p[1], []int{p[0]}
+	a.block, a.blockRead = p[1], p[0]
 	args, err := b.args(path, argv, logicalDir(envLookup(env)("PWD")), !terminal, func(data []byte) (int, error) {
 		fd, err := dataFD(data)
+		if err == nil {
+			a.fds = append(a.fds, fd)
+		}
+		return fd, err
+	}, func(path string) (int, error) {
+		fd, err := openUnfollowed(path)
 		if err == nil {
 			a.fds = append(a.fds, fd)
 		}
@@ -128,15 +145,22 @@ func (a *bwrapStart) unread() bool {
 	return err == nil && n > 0
 }
 
-// close closes the descriptors of a.
-func (a *bwrapStart) close() {
+// closeTheirs closes this process's copies of bwrap's descriptors.
+func (a *bwrapStart) closeTheirs() {
 	for _, fd := range a.fds {
 		unix.Close(fd)
 	}
 	a.fds = nil
-	if a.block >= 0 {
-		unix.Close(a.block)
-		a.block = -1
+}
+
+// close closes the descriptors of a.
+func (a *bwrapStart) close() {
+	a.closeTheirs()
+	for _, fd := range []*int{&a.block, &a.blockRead} {
+		if *fd >= 0 {
+			unix.Close(*fd)
+			*fd = -1
+		}
 	}
 }
 
@@ -166,6 +190,8 @@ func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File)
 // allowlist, it runs behind the forwarder for a proxy this process
 // serves until it ends.
 func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	ScreenInherited()
+	stdin = screenStdin(stdin)
 	l.searchSockets()
 	return l.startIn(path, argv, env, "", stdin, pgid)
 }

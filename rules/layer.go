@@ -25,8 +25,10 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 		table: s.table, floor: s.floor,
 		credVars:    slices.Concat(s.credVars, f.CredentialVars),
 		credWords:   slices.Concat(s.credWords, f.CredentialWords),
+		credValues:  slices.Concat(s.credValues, f.CredentialValues),
 		secretWords: slices.Concat(s.secretWords, f.SecretWords),
 		gitSafe:     slices.Concat(s.gitSafe, f.GitConfigSafe),
+		gitPrograms: slices.Concat(s.gitPrograms, f.GitConfigPrograms),
 		approved:    slices.Concat(s.approved, f.Approved),
 		network:     addNetwork(s.network, f.Network),
 		credKinds:   s.credKinds,
@@ -36,6 +38,9 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 	}
 	if len(f.Wrappers) > 0 {
 		return nil, &LoadError{File: name, Msg: "wrappers: only cordon's built-in rules name agents' wrappers (they decide what an approval is bound to); remove the key"}
+	}
+	if err := checkValues(name, f.CredentialValues); err != nil {
+		return nil, err
 	}
 	kinds, err := addKinds(name, s.credKinds, f.Credentials)
 	if err != nil {
@@ -187,8 +192,8 @@ func (s *Set) CommandNames() []string {
 func (s *Set) WithFloor(floor *Set) *Set {
 	return &Set{
 		table: s.table, floor: floor, paths: s.paths, winPaths: s.winPaths,
-		credVars: s.credVars, credWords: s.credWords, envCode: s.envCode, secretWords: s.secretWords,
-		gitSafe: s.gitSafe, commands: s.commands, policies: s.policies, wrappers: s.wrappers,
+		credVars: s.credVars, credWords: s.credWords, credValues: s.credValues, envCode: s.envCode, secretWords: s.secretWords,
+		gitSafe: s.gitSafe, gitPrograms: s.gitPrograms, commands: s.commands, policies: s.policies, wrappers: s.wrappers,
 		credKinds: s.credKinds, network: s.network, approved: s.approved,
 	}
 }

@@ -24,9 +24,11 @@ type Set struct {
 	winPaths    PathClasses // paths for Windows: see [File.WindowsPaths]
 	credVars    []string
 	credWords   []string
+	credValues  []string
 	envCode     map[string]string
 	secretWords []string
 	gitSafe     []string
+	gitPrograms []string
 	commands    map[string]*command // by name; Windows namespaces prefixed (see Namespaces)
 	policies    []*Policy
 	approved    []Approved
@@ -121,8 +123,8 @@ func (e *LoadError) Error() string {
 func Builtin() *Set {
 	t := &builtinTable
 	return &Set{
-		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, secretWords: t.secretWords,
-		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies, network: t.network, wrappers: t.wrappers,
+		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, credValues: t.credValues, secretWords: t.secretWords,
+		gitSafe: t.gitSafe, gitPrograms: t.gitPrograms, envCode: t.envCode, policies: t.policies, network: t.network, wrappers: t.wrappers,
 		credKinds: t.credKinds,
 	}
 }
@@ -136,8 +138,10 @@ type table struct {
 	winPaths    PathClasses
 	credVars    []string
 	credWords   []string
+	credValues  []string
 	secretWords []string
 	gitSafe     []string
+	gitPrograms []string
 	envCode     map[string]string
 	policies    []*Policy
 	network     NetworkRules
@@ -159,6 +163,10 @@ func (s *Set) Paths() PathClasses { return s.paths }
 // make git run a program (see [File.GitConfigSafe] and package gitkey).
 func (s *Set) GitConfigSafe() []string { return s.gitSafe }
 
+// GitConfigPrograms returns the globs of git configuration keys whose
+// value names a program git runs (see [File.GitConfigPrograms]).
+func (s *Set) GitConfigPrograms() []string { return s.gitPrograms }
+
 // Network returns the destinations allowed and denied, every layer's
 // entries together (see [File.Network]).
 func (s *Set) Network() NetworkRules { return s.network }
@@ -176,6 +184,10 @@ func (s *Set) CredentialVars() []string { return s.credVars }
 // name, mark it as holding credentials.
 func (s *Set) CredentialWords() []string { return s.credWords }
 
+// CredentialValues returns the regular expressions of values that hold
+// credentials whatever the variable's name (see [File.CredentialValues]).
+func (s *Set) CredentialValues() []string { return s.credValues }
+
 // Credentials returns the matcher of credential variables.
 func (s *Set) Credentials() *credvar.Matcher { return s.credentials() }
 
@@ -192,7 +204,7 @@ func (s *Set) Approved(command, dir string) bool {
 
 // credentials returns the matcher of credential variables.
 func (s *Set) credentials() *credvar.Matcher {
-	s.creds.once.Do(func() { s.creds.m = credvar.New(s.credVars, s.credWords) })
+	s.creds.once.Do(func() { s.creds.m = credvar.New(s.credVars, s.credWords, s.credValues) })
 	return s.creds.m
 }
 
@@ -251,8 +263,13 @@ func (s *Set) add(name string, f *File) error {
 	s.winPaths = mergePaths(s.winPaths, f.WindowsPaths)
 	s.credVars = append(s.credVars, f.CredentialVars...)
 	s.credWords = append(s.credWords, f.CredentialWords...)
+	if err := checkValues(name, f.CredentialValues); err != nil {
+		return err
+	}
+	s.credValues = append(s.credValues, f.CredentialValues...)
 	s.secretWords = append(s.secretWords, f.SecretWords...)
 	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
+	s.gitPrograms = append(s.gitPrograms, f.GitConfigPrograms...)
 	s.approved = append(s.approved, f.Approved...)
 	s.network = addNetwork(s.network, f.Network)
 	kinds, err := addKinds(name, s.credKinds, f.Credentials)
@@ -605,6 +622,17 @@ func checkFile(f CredentialFile) error {
 	section, err := regexp.Compile(f.Section)
 	if err != nil || f.Section == "" || section.SubexpIndex("host") < 0 {
 		return errors.New(`neither secret nor section has a group "host"`)
+	}
+	return nil
+}
+
+// checkValues refuses a credential_values pattern that is not a regular
+// expression.
+func checkValues(name string, values []string) error {
+	for _, v := range values {
+		if err := credvar.CheckValues([]string{v}); err != nil {
+			return &LoadError{File: name, Msg: fmt.Sprintf("credential_values %q: %v", v, err)}
+		}
 	}
 	return nil
 }

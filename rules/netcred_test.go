@@ -156,8 +156,8 @@ func TestCredentialVariables(t *testing.T) {
 	}
 }
 
-// TestReadableCredentials: ~/.gitconfig and pip.conf stay readable
-// settings, judged as credentials when they hold one.
+// TestReadableCredentials: ~/.gitconfig stays a readable setting,
+// judged as credentials when it holds one.
 func TestReadableCredentials(t *testing.T) {
 	home, ws := netcredHome(t)
 	plain := "[user]\n\tname = Dev Passmore\n\temail = pass@example.com\n[credential \"https://github.com\"]\n\thelper = !/usr/bin/gh auth git-credential\n[url \"ssh://git@github.com/\"]\n\tinsteadOf = https://github.com/\n"
@@ -180,11 +180,13 @@ func TestReadableCredentials(t *testing.T) {
 			}
 		}
 	}
+	// The person's own pip.conf is a credential file shown filtered,
+	// as ~/.npmrc is: reading it is asked about, password or not.
 	if j := judgeIn(t, home, ws, nil, "cat ~/.config/pip/pip.conf"); j.Verdict != rules.Ask {
 		t.Errorf("cat pip.conf with a password: got %v, want ask", j.Verdict)
 	}
 	os.WriteFile(filepath.Join(home, ".config/pip/pip.conf"), []byte("[global]\nindex-url = https://pypi.corp.example/simple\ntimeout = 60\n"), 0o644)
-	if j := judgeIn(t, home, ws, nil, "cat ~/.config/pip/pip.conf"); j.Verdict != rules.Allow {
-		t.Errorf("cat pip.conf without credentials: got %v %+v, want allow", j.Verdict, j.Reasons)
+	if j := judgeIn(t, home, ws, nil, "cat ~/.config/pip/pip.conf"); j.Verdict != rules.Ask {
+		t.Errorf("cat pip.conf without credentials: got %v %+v, want ask", j.Verdict, j.Reasons)
 	}
 }

@@ -18,6 +18,12 @@ type File struct {
 	// credentials when one is a word part of its name (DB_PASS,
 	// npm_config_//registry.npmjs.org/:_authToken): see [credvar.Parts].
 	CredentialWords []string `yaml:"credential_words"`
+	// CredentialValues are regular expressions (RE2) of values that hold
+	// credentials whatever the variable's name: the shapes of known
+	// kinds of tokens (ghp_ and 36 letters and digits, sk_live_...,
+	// -----BEGIN ... PRIVATE KEY-----). One matching anywhere in a
+	// variable's value marks the variable as a credential.
+	CredentialValues []string `yaml:"credential_values"`
 	// SecretWords are lowercase words that, in a filter applied to an
 	// environment dump (env | grep TOKEN), pick out credentials.
 	SecretWords []string `yaml:"secret_words"`
@@ -31,6 +37,13 @@ type File struct {
 	// is judged (when_unsafe_key), and a sandboxed command's change to
 	// any other key in the files of paths.git_config is undone.
 	GitConfigSafe []string `yaml:"git_config_safe"`
+	// GitConfigPrograms are globs of git configuration keys whose value
+	// names a program git runs (core.fsmonitor, diff.*.textconv,
+	// alias.* with "!"): when the program is a path inside the
+	// workspace, named by any file of git's configuration, the sandbox
+	// keeps that file read-only, or a command would rewrite what the
+	// person's next git status runs. Layers add to the list.
+	GitConfigPrograms []string `yaml:"git_config_programs"`
 	// Approved are commands a person approved for good (`cordon approve
 	// --always-here`): each allows its exact command text in its
 	// directory when the verdict is ask; a deny stays a deny.

@@ -13,7 +13,8 @@ import (
 // gives (Writable, Brokered: maps they count in), credential variables
 // printed and sent, many distinct built-in commands compiled on first
 // use at once, Bash and Windows; go test -race finds no race and the
-// judgement is one goroutine's.
+// judgement is one goroutine's (compared without a bound on time, see
+// judgeShared).
 func TestEffectsSharedRace(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	home, ws := sharedHome(t)
@@ -44,7 +45,7 @@ func TestEffectsSharedRace(t *testing.T) {
 			environ = append(environ, k+"="+v)
 		}
 		wr, br := map[string]int{}, map[string]int{}
-		cfg := &parse.Config{Dialect: parse.Bash, Env: environ, Dir: ws, Knowledge: set}
+		cfg := &parse.Config{Dialect: parse.Bash, Env: environ, Dir: ws, Knowledge: set, Budget: untimed()}
 		ctx := &Context{Env: Env{Home: home, Workspace: ws, Environ: environ, Getenv: func(k string) string { return env[k] },
 			Writable: func(p string) bool { wr[p]++; return strings.HasPrefix(p, ws) },
 			Brokered: func(n string) bool { br[n]++; return n == "GITHUB_TOKEN" }}, Report: true}

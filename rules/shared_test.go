@@ -42,8 +42,20 @@ func sharedScript(n int) string {
 	return b.String()
 }
 
+// untimed is the default budget without a bound on time, for judgements
+// compared with each other.
+func untimed() *parse.Budget {
+	b := parse.DefaultBudget
+	b.Time = time.Hour
+	return &b
+}
+
 // judgeShared judges script in ws under home with at most workers
-// goroutines finding the effects. writable is the sandbox's answer;
+// goroutines finding the effects, within budget, or without a bound on
+// its time for nil: judgements compared are compared for what they
+// find, and under the race detector beside other packages' tests the
+// default 2 s once ran out in one of two (which then stops every worker
+// and differs for that alone). writable is the sandbox's answer;
 // it is not safe for concurrent use (a map it counts in), as a
 // caller's that makes its policy on first use is not.
 func judgeShared(t *testing.T, home, ws, script string, workers int, budget *parse.Budget, writable func(string) bool) *Judgement {
@@ -54,6 +66,9 @@ func judgeShared(t *testing.T, home, ws, script string, workers int, budget *par
 	var environ []string
 	for k, v := range env {
 		environ = append(environ, k+"="+v)
+	}
+	if budget == nil {
+		budget = untimed()
 	}
 	cfg := &parse.Config{Dialect: parse.Bash, Env: environ, Dir: ws, Knowledge: set, Budget: budget}
 	asked := map[string]int{}

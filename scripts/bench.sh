@@ -58,10 +58,12 @@ cd "$ws"
 
 # A bare bwrap with the same namespaces and mounts as cordon's (without
 # the seccomp filter, which needs a descriptor that hyperfine cannot
-# pass, and without the caches' private layers, which cordon lays from
-# inside), running bash directly.
+# pass, with the binds cordon makes by descriptor made by name, and
+# without the caches' private layers, which cordon lays from inside),
+# running bash directly.
 bare=$({ "$tmp/cordon" sandbox --backend bwrap --network on || true; } | sed -n '/^command line/{n;p}' |
 	sed -E 's/(--perms [0-7]+ )?--ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /;
+		s/--(ro-)?bind-fd [0-9]+ ([^ ]+) /--\1bind \2 \2 /g;
 		s/--cap-add [A-Z_]+ //g; s/-- [^ ]*cordon-layers [0-9]+ ([^ ]+) [^ ]+ /-- \1 /')
 if [ -z "$bare" ]; then
 	echo "bench.sh: bwrap does not work here (cordon sandbox --backend bwrap says why)" >&2

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/filelock"
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -188,7 +189,7 @@ func addTicket(t *testing.T, state string, pid int) {
 	}
 	// Under the ledger's lock, as a guard takes its ticket: the manager
 	// saves the last command's release just after answering it.
-	unlock, err := filelock.Make(files[0] + ".lock")
+	unlock, err := filelock.Make(guard.LedgerLock(state, files[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

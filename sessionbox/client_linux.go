@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/internal/wire"
@@ -87,7 +88,7 @@ func Exec(o *Options) (err error) {
 	// depended on whether the goroutine had run yet, and a later command
 	// of a shim started so (in a script's background, under nohup) now
 	// and then made a new sandbox, out of reach of what the session ran.
-	status, err := selfStatus()
+	status, err := platform.SelfStatus()
 	if err != nil {
 		unprepare()
 		return err
@@ -114,6 +115,9 @@ func Exec(o *Options) (err error) {
 	if err != nil {
 		return err
 	}
+	// No directory or O_PATH descriptor of the host's mounts reaches
+	// the command (see platform's ScreenInherited).
+	platform.ScreenInherited()
 	fds := inheritable()
 	if len(fds) > maxFDs {
 		return fmt.Errorf("%d inherited descriptors, more than one message carries", len(fds))
@@ -354,8 +358,18 @@ func (o *Options) listings(h io.Writer) {
 	kept := openListings(Dir(o.StateDir))
 	defer kept.save()
 	seen := map[string]bool{}
+	// cordon's state directory, and the account's default one beside
+	// it (~/.local/state/cordon of the account's home, whose records the
+	// rules hide too): entries come and go there with every command of
+	// every session (a log made, a cache kept), which no program reads.
+	states := []string{o.StateDir, config.StateDir(func(k string) string {
+		if k == "HOME" {
+			return platform.AccountHome()
+		}
+		return ""
+	})}
 	hidden := func(d string) bool {
-		return (o.StateDir != "" && platform.Within(d, o.StateDir)) ||
+		return slices.ContainsFunc(states, func(s string) bool { return s != "" && platform.Within(d, s) }) ||
 			slices.ContainsFunc(o.Policy.Hidden, func(h string) bool { return platform.Within(d, h) })
 	}
 	walk := func(hp string) {
@@ -671,8 +685,6 @@ func inheritable() []int {
 	}
 	return fds
 }
-
-func selfStatus() ([]byte, error) { return smallfile.ReadFile("/proc/self/status") }
 
 // digest is the hex sha256 of s.
 func digest(s string) string {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/internal/smallfile"
 	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
@@ -31,7 +32,14 @@ func KeeperMain(args []string) int {
 		os.Stderr.WriteString("cordon: the session keeper is started by cordon itself, not by hand\n")
 		return 126
 	}
-	unix.CloseOnExec(ctl)
+	// A command gets the descriptors its shim sent, and nothing else
+	// this process holds: whatever it was started with (from bwrap, or
+	// the process it goes on from) is closed at every exec.
+	for _, fd := range guard.InheritedFDs() {
+		if fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 	// Not dumpable: the commands it starts run as the same user, and
 	// must not ptrace it or open its descriptors (its connections to the
 	// shims and the manager) through /proc.
@@ -203,6 +211,16 @@ func (k *keeper) start(req *request, fds []int) (int, error) {
 			return 0, syscall.EBADF
 		}
 		files[n] = uintptr(fds[i])
+		// The shim sends none (see platform.ScreenInherited); one it
+		// did anyway stays out all the same.
+		if platform.UnsafeFD(fds[i]) {
+			null, err := unix.Open(os.DevNull, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return 0, err
+			}
+			defer unix.Close(null)
+			files[n] = uintptr(null)
+		}
 	}
 	env := req.Env
 	if k.proxy != "" {

@@ -32,7 +32,7 @@ func BenchmarkSessionKey(b *testing.B) {
 		b.Fatal(err)
 	}
 	o := &Options{Backend: keyBackend{}, Policy: p, StateDir: state, Session: "bench"}
-	status, err := selfStatus()
+	status, err := platform.SelfStatus()
 	if err != nil {
 		b.Fatal(err)
 	}

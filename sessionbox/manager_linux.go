@@ -58,7 +58,11 @@ type manager struct {
 	agent   int            // the agent's pidfd, or -1
 	guarded bool           // the workspace has guarded places
 	held    bool           // this process holds a ticket in the workspace's ledger
-	between func()         // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
+	between *guard.Between // the watch of the guarded places while no command runs ([guard.WatchBetween])
+	// ending says why the session must end now (what a command left
+	// running could write a place the host runs from unseen): serve
+	// returns, and the next command says why.
+	ending  string
 	changes *guard.Changes // what may have changed below the workspace's root, for the session's life
 	since   time.Time      // the start of the first command since the last watch or release
 	// early is what the first command's round start keeps, found while
@@ -126,6 +130,10 @@ func ManagerMain(args []string) int {
 			unix.Close(fd)
 		}
 	}
+	// Its connection to the shim is its own: not bwrap's, nor the
+	// keeper's and every command's after it (found by this round's
+	// attacker: fd 3 of every command of a bwrap session was this).
+	unix.CloseOnExec(3)
 	// Its one argument is the agent's start it carries for the shims of
 	// its sandbox (platform.CarriedArg), read by them from /proc.
 	if len(args) != 2 || !platform.IsCarriedArg(args[1]) {
@@ -298,24 +306,40 @@ func (m *manager) keeperStarted() error {
 // bwrap sandbox's are all below bwrap's process, where the look starts
 // (this process's own threads, a dozen, are not asked for children).
 func (m *manager) inSandbox() []int {
+	return slices.DeleteFunc(m.below(), func(pid int) bool { return !m.sandboxed(pid) })
+}
+
+// below lists the processes below this one where the sandbox's are
+// looked for (see [manager.inSandbox]).
+func (m *manager) below() []int {
 	root := m.root
 	if root <= 0 {
 		root = os.Getpid()
 	}
-	return slices.DeleteFunc(guard.Descendants(root), func(pid int) bool {
-		filters, err := seccompFilters(pid)
-		return err == nil && filters <= m.filters
-	})
+	return guard.Descendants(root)
+}
+
+// sandboxed reports whether process pid is under more seccomp filters
+// than this process: one of the sandbox's. One whose filters cannot be
+// read counts as one.
+func (m *manager) sandboxed(pid int) bool {
+	filters, err := seccompFilters(pid)
+	return err != nil || filters > m.filters
 }
 
 // leftRunning reports whether a process of the sandbox runs that was
 // not there at rest: something a command left. By the processes
 // themselves, not their count: a command that ended one of the
 // sandbox's own (the forwarder) and left one of its own running in its
-// place is still found.
+// place is still found. (A process at rest is passed over before its
+// filters are read: the status file that holds them is the costliest
+// of /proc's, and this is on every command's way back.)
 func (m *manager) leftRunning() bool {
-	for _, pid := range m.inSandbox() {
-		if start, ok := m.base[pid]; !ok || start == "" || platform.ProcessStart(pid) != start {
+	for _, pid := range m.below() {
+		if start, ok := m.base[pid]; ok && start != "" && platform.ProcessStart(pid) == start {
+			continue
+		}
+		if m.sandboxed(pid) {
 			return true
 		}
 	}
@@ -381,6 +405,10 @@ func (m *manager) releaseSaveLater() (quiet bool, save func()) {
 		// until the next command, and a command that gets a new session
 		// instead says so (see replaced.go).
 		m.reconcile()
+		if pid, place := m.guardedWriter(); pid != 0 {
+			m.endFor(pid, place)
+			return false, save
+		}
 		if m.between == nil {
 			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy, m.since)
 			m.since = time.Time{}
@@ -434,9 +462,29 @@ func (m *manager) reconcile() {
 // stopBetween ends the watch [manager.release] started, if any.
 func (m *manager) stopBetween() {
 	if m.between != nil {
-		m.between()
+		m.between.Stop()
 		m.between = nil
 	}
+}
+
+// endFor ends the session because process pid, which a command left
+// running, can write place unseen by the watch between commands.
+func (m *manager) endFor(pid int, place string) {
+	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	m.ending = "process " + strconv.Itoa(pid) + " (" + printable.String(strings.TrimSpace(string(comm))) + ") holds " + printable.String(place) + ", a place the host runs from, open for writing or mapped shared and writable, where a write makes no event the guard's watch sees"
+}
+
+// watchWriters is how often, while what a command left runs, its
+// processes are looked at for [manager.guardedWriter].
+const watchWriters = 250 * time.Millisecond
+
+// betweenFailed delivers why the watch between commands could not watch
+// a guarded place; nothing when there is no watch.
+func (m *manager) betweenFailed() <-chan error {
+	if m.between == nil {
+		return nil
+	}
+	return m.between.Failed()
 }
 
 // ready waits for the keeper's first word.
@@ -638,7 +686,32 @@ func (m *manager) serve() {
 	// refused: a connection accepted is answered for its credentials
 	// within credentials' timeout, or dropped.
 	var notStartedEnd <-chan time.Time
+	// While what a command left runs (the watch between commands), its
+	// processes are looked at for one that can write a place unseen.
+	var writers <-chan time.Time
+	var writersTick *time.Ticker
+	defer func() {
+		if writersTick != nil {
+			writersTick.Stop()
+		}
+	}()
 	for {
+		if m.ending != "" {
+			// What a command left running could write a place the
+			// host runs from unseen: it does not run on. The session
+			// ends (shutdown kills every process of its sandbox and
+			// puts the places back); the next command says why.
+			guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, []string{"cordon: the session's sandbox was ended, and what commands left running in it with it: " + m.ending})
+			return
+		}
+		switch {
+		case m.between != nil && writersTick == nil:
+			writersTick = time.NewTicker(watchWriters)
+			writers = writersTick.C
+		case m.between == nil && writersTick != nil:
+			writersTick.Stop()
+			writersTick, writers = nil, nil
+		}
 		select {
 		case <-end:
 			return
@@ -753,6 +826,14 @@ func (m *manager) serve() {
 		case <-shims.C:
 			if running > 0 && m.shimGone() && m.restStopped() {
 				return
+			}
+		case err := <-m.betweenFailed():
+			// (It may be what was left running that used up the
+			// watches.)
+			m.ending = "the guard could not watch the places the host runs from (hooks, git's configuration, .envrc, ...) while it ran (" + oneLine(err.Error()) + "); if other programs use up the inotify limits, raise fs.inotify.max_user_instances and max_user_watches"
+		case <-writers:
+			if pid, place := m.guardedWriter(); pid != 0 {
+				m.endFor(pid, place)
 			}
 		case <-tick.C:
 			if running <= 0 && (time.Since(last) >= idle || m.unreachable()) {

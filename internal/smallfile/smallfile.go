@@ -14,3 +14,7 @@ import "errors"
 // ErrTooLarge is the error of a file larger than the bound it was read
 // with.
 var ErrTooLarge = errors.New("file too large")
+
+// errNotRegular is the error of [ReadRegular] for what is not a
+// regular file.
+var errNotRegular = errors.New("not a regular file")

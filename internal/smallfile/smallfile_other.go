@@ -2,7 +2,10 @@
 
 package smallfile
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
 // ReadFile reads the file name whole: os.ReadFile, which adds no system
 // call here.
@@ -16,4 +19,19 @@ func ReadDirNames(name string) ([]string, error) {
 	}
 	defer f.Close()
 	return f.Readdirnames(-1)
+}
+
+// ReadRegular reads the regular file name (links followed), of max
+// bytes at most.
+func ReadRegular(name string, max int64) ([]byte, error) {
+	fi, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errNotRegular}
+	case fi.Size() > max:
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTooLarge}
+	}
+	return os.ReadFile(name)
 }

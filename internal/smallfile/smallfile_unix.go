@@ -118,3 +118,16 @@ func open(name string, flags int) (int, error) {
 		return fd, nil
 	}
 }
+
+// ReadRegular reads the regular file name (links followed), of max
+// bytes at most: opened without blocking, so that a FIFO or device put
+// in its place (by a sandboxed command, in the workspace) is an error,
+// not a wait.
+func ReadRegular(name string, max int64) ([]byte, error) {
+	return Read(name, unix.O_NONBLOCK, max, func(st *unix.Stat_t) error {
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return &fs.PathError{Op: "read", Path: name, Err: errNotRegular}
+		}
+		return nil
+	})
+}

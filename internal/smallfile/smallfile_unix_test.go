@@ -132,3 +132,24 @@ func BenchmarkReadFile(b *testing.B) {
 		})
 	}
 }
+
+// TestReadRegular: a regular file is read; a FIFO in its place (one no
+// process writes) is an error at once, not a wait, and so is one too
+// large.
+func TestReadRegular(t *testing.T) {
+	dir := t.TempDir()
+	f, fifo := filepath.Join(dir, "f"), filepath.Join(dir, "fifo")
+	os.WriteFile(f, []byte("[core]\n"), 0o644)
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	if data, err := ReadRegular(f, 100); err != nil || string(data) != "[core]\n" {
+		t.Errorf("ReadRegular(file) = %q, %v", data, err)
+	}
+	if _, err := ReadRegular(f, 3); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadRegular(file, 3): %v", err)
+	}
+	if _, err := ReadRegular(fifo, 100); err == nil {
+		t.Error("ReadRegular(fifo) read it")
+	}
+}

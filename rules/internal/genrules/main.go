@@ -61,7 +61,7 @@ func generate(fsys fs.FS, dir string) ([]byte, error) {
 func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	var paths, winPaths rules.PathClasses
 	var policies []*rules.Policy
-	var credVars, credWords, secretWords, gitSafe []string
+	var credVars, credWords, credValues, secretWords, gitSafe, gitPrograms []string
 	var network rules.NetworkRules
 	var kinds []rules.CredentialKind
 	var wrappers []rules.Wrapper
@@ -79,8 +79,10 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 		}
 		credVars = append(credVars, f.CredentialVars...)
 		credWords = append(credWords, f.CredentialWords...)
+		credValues = append(credValues, f.CredentialValues...)
 		secretWords = append(secretWords, f.SecretWords...)
 		gitSafe = append(gitSafe, f.GitConfigSafe...)
+		gitPrograms = append(gitPrograms, f.GitConfigPrograms...)
 		network.Allow = append(network.Allow, f.Network.Allow...)
 		network.Deny = append(network.Deny, f.Network.Deny...)
 		for _, k := range f.Credentials {
@@ -121,8 +123,10 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	fmt.Fprintf(b, "winPaths: %s,\n", literal(reflect.ValueOf(winPaths)))
 	fmt.Fprintf(b, "credVars: %s,\n", literal(reflect.ValueOf(credVars)))
 	fmt.Fprintf(b, "credWords: %s,\n", literal(reflect.ValueOf(credWords)))
+	fmt.Fprintf(b, "credValues: %s,\n", literal(reflect.ValueOf(credValues)))
 	fmt.Fprintf(b, "secretWords: %s,\n", literal(reflect.ValueOf(secretWords)))
 	fmt.Fprintf(b, "gitSafe: %s,\n", literal(reflect.ValueOf(gitSafe)))
+	fmt.Fprintf(b, "gitPrograms: %s,\n", literal(reflect.ValueOf(gitPrograms)))
 	fmt.Fprintf(b, "envCode: %s,\n", literal(reflect.ValueOf(envCode)))
 	fmt.Fprintf(b, "policies: %s,\n", literal(reflect.ValueOf(policies)))
 	fmt.Fprintf(b, "network: %s,\n", literal(reflect.ValueOf(network)))
