@@ -172,6 +172,7 @@ func TestEffectsSharedOverBudget(t *testing.T) {
 		if !strings.Contains(fmt.Sprint(j.Reasons), "took longer") {
 			t.Errorf("%d workers: no reason says the judgement ran out of time: %v", workers, j.Reasons)
 		}
+		t.Logf("%d workers: %v", workers, time.Since(start))
 		if d := time.Since(start); d > 2*time.Second && !RaceDetector {
 			t.Errorf("%d workers: took %v with a budget of %v", workers, d, budget.Time)
 		}
