@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestBwrapArgs(t *testing.T) {
@@ -314,6 +316,64 @@ func TestBwrapStartsAgainWhenAPathVanishes(t *testing.T) {
 	}
 	if out, _ := os.ReadFile(ran); string(out) != "ran\n" {
 		t.Errorf("the command ran %q, want once", out)
+	}
+}
+
+// TestBwrapRunningAfterAgain: a child started again is running (its
+// caller may drop its copies of the standard streams and inherited
+// descriptors, as the guard's process does) only once the start that
+// runs the program got past bwrap's set-up. Said at once, the guard gave
+// the second bwrap /dev/null for stdin and stdout: the command's output
+// was lost, with its exit status 0.
+func TestBwrapRunningAfterAgain(t *testing.T) {
+	root := t.TempDir()
+	ws, litter := filepath.Join(root, "ws"), filepath.Join(root, "litter")
+	for _, d := range []string{ws, litter} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hidden := filepath.Join(litter, "s.sock")
+	os.WriteFile(hidden, []byte("x"), 0o600)
+	p := &Policy{Workspace: ws, Scratch: []string{root}, Writable: []string{ws}, Hidden: []string{hidden}, Network: NetworkOff}
+	b, err := newBwrap(p, t.TempDir())
+	if err != nil {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	var starts atomic.Int32
+	bwrapStarting = func() {
+		if starts.Add(1) == 1 {
+			os.RemoveAll(litter)
+			os.WriteFile(litter, nil, 0o600)
+		}
+	}
+	defer func() { bwrapStarting = nil }()
+	ran := filepath.Join(ws, "ran")
+	c, err := b.Start("/bin/sh", []string{"sh", "-c", "echo ran >> " + ran + "; sleep 1"}, []string{"PATH=/usr/bin:/bin"}, os.Stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Running():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the child never said it runs")
+	}
+	if n := starts.Load(); n != 2 {
+		t.Errorf("running after %d starts of bwrap, want 2 (the first failed to set up)", n)
+	}
+	if code, err := c.Wait(); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if out, _ := os.ReadFile(ran); string(out) != "ran\n" {
+		t.Errorf("the command ran %q, want once", out)
+	}
+	select {
+	case <-c.Running():
+	default:
+		t.Error("Running still open after the end")
 	}
 }
 

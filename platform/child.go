@@ -11,6 +11,7 @@ type Child struct {
 	forward func(os.Signal) // nil: signals are not passed on
 	pid     int             // the program's process id (0 where unknown)
 	done    chan childEnd   // receives once, when the program has ended
+	running chan struct{}   // closed once it cannot be started again (nil: at once)
 	once    sync.Once
 	end     childEnd
 }
@@ -42,6 +43,24 @@ func (c *Child) Wait() (int, error) {
 	c.once.Do(func() { c.end = <-c.done })
 	return c.end.code, c.end.err
 }
+
+// Running is closed once the program runs past what could make it start
+// again (bwrap's set-up: see spawn.again), or has ended. Until then the
+// caller's descriptors (standard streams, inherited ones) must stay as
+// they are in this process: a start again passes them once more.
+func (c *Child) Running() <-chan struct{} {
+	if c.running == nil {
+		return closed
+	}
+	return c.running
+}
+
+// closed is a channel closed from the start.
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // Pid is the program's process id: bwrap's for the bwrap backend.
 func (c *Child) Pid() int { return c.pid }

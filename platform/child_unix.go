@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // A spawn says how a backend starts a child: [spawn.start] runs it on a
@@ -50,7 +52,15 @@ type spawn struct {
 	// the sandbox because a file vanished meanwhile), and gives the
 	// argv to start it with again. At most [maxAgain] times.
 	again func(ws syscall.WaitStatus) ([]string, bool)
+	// ran, with again, reports whether the program started last got
+	// past what again looks at (bwrap read its block descriptor): from
+	// then on it is not started again ([Child.Running]). It is called
+	// on a goroutine of its own, never at the same time as again.
+	ran func() bool
 }
+
+// ranEvery is how often [spawn.ran] is asked while bwrap sets up.
+const ranEvery = 2 * time.Millisecond
 
 // maxAgain bounds how often a program is started again (spawn.again).
 const maxAgain = 3
@@ -64,6 +74,12 @@ func (s *spawn) start() (*Child, error) {
 	c := &Child{done: make(chan childEnd, 1)}
 	pids := make(chan int, 1)
 	var current atomic.Int64 // the pid signals go to: it changes when started again
+	// again and ran take turns: again replaces what ran looks at.
+	var turn sync.Mutex
+	ended := false
+	if s.again != nil && s.ran != nil {
+		c.running = make(chan struct{})
+	}
 	// Never unlocked: see above.
 	goLocked(func() {
 		pid, err := s.run(started)
@@ -72,7 +88,22 @@ func (s *spawn) start() (*Child, error) {
 		}
 		current.Store(int64(pid))
 		pids <- pid
+		if c.running != nil {
+			go func() {
+				defer close(c.running)
+				for {
+					turn.Lock()
+					done := ended || s.ran()
+					turn.Unlock()
+					if done {
+						return
+					}
+					time.Sleep(ranEvery)
+				}
+			}()
+		}
 		var ws syscall.WaitStatus
+		var startErr error // a start again that failed
 		for n := 0; ; n++ {
 			for {
 				_, err = syscall.Wait4(pid, &ws, 0, nil)
@@ -83,20 +114,28 @@ func (s *spawn) start() (*Child, error) {
 			if err != nil || s.again == nil || n == maxAgain {
 				break
 			}
+			turn.Lock()
 			argv, ok := s.again(ws)
+			turn.Unlock()
 			if !ok {
 				break
 			}
 			s.argv = argv
 			retry := make(chan error, 1)
-			if pid, err = s.run(retry); err != nil {
-				c.done <- childEnd{code: 126, err: err}
-				return
+			if pid, startErr = s.run(retry); startErr != nil {
+				break
 			}
 			current.Store(int64(pid))
 		}
+		turn.Lock()
+		ended = true
+		turn.Unlock()
 		if s.finish != nil {
 			s.finish()
+		}
+		if startErr != nil {
+			c.done <- childEnd{code: 126, err: startErr}
+			return
 		}
 		if err != nil {
 			c.done <- childEnd{code: 126, err: fmt.Errorf("cannot wait for %s: %w", s.path, err)}

@@ -76,6 +76,7 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 		a = next
 		return a.argv, true
 	}
+	s.ran = func() bool { return !a.unread() }
 	c, err := s.start()
 	if err != nil {
 		a.close()
