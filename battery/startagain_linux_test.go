@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cordonsh/cordon/sessionbox"
 )
 
 // TestStartAgainKeepsStreams: while other programs make and remove
@@ -51,6 +53,35 @@ func TestStartAgainKeepsStreams(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d commands had a failed bwrap start", retried, runs)
+}
+
+// TestSessionStartAgainKeepsKeeper: as TestStartAgainKeepsStreams, for
+// the bwrap that a session's manager starts its keeper in. The manager
+// closed its copy of the keeper's end of their connection as soon as
+// the first bwrap started; one started again got none, its keeper
+// ended, and the session with it before its first command ran (which
+// the shim then ran another way).
+func TestSessionStartAgainKeepsKeeper(t *testing.T) {
+	b := newBattery(t, "bwrap")
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { churnSockets(ctx, t) })
+	defer func() { stop(); wg.Wait() }()
+	const sessions = 20
+	for i := range sessions {
+		name := fmt.Sprintf("CORDON_SESSION=churn-%s-%d", filepath.Base(b.base), i)
+		out, code := b.run("off", "echo ran", name)
+		if code != 0 || out != "ran\n" && !strings.HasSuffix(out, "\nran\n") {
+			t.Fatalf("session %d: exit %d: %q", i, code, out)
+		}
+	}
+	n, err := sessionbox.Stop(filepath.Join(b.home, ".local", "state", "cordon"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != sessions {
+		t.Errorf("%d of %d sessions were running after their first command", n, sessions)
+	}
 }
 
 // churnSockets makes and removes, until ctx ends, directories in /tmp

@@ -263,13 +263,22 @@ func (m *manager) setup() error {
 	if err != nil {
 		return err
 	}
-	defer null.Close()
 	unix.FcntlInt(uintptr(pair[1]), unix.F_SETFD, 0)
 	child, err := platform.StartIn(b, 0, link, []string{link, strconv.Itoa(pair[1])}, m.s.Env, null)
-	unix.Close(pair[1])
 	if err != nil {
+		unix.Close(pair[1])
+		null.Close()
 		return err
 	}
+	// This process's copies go once bwrap got past its set-up: started
+	// again (a directory in /tmp gone meanwhile), it passes them once
+	// more, and a keeper without its end ended the session before its
+	// first command (agent.txtar's two sessions were one in CI).
+	go func() {
+		<-child.Running()
+		unix.Close(pair[1])
+		null.Close()
+	}()
 	if b.Name() == platform.BackendBwrap {
 		m.root = child.Pid()
 	}
