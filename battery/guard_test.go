@@ -3,9 +3,11 @@
 package battery
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,13 +30,25 @@ import (
 // .git/config still holds want.
 func (b *battery) planted(wantConfig string) {
 	b.t.Helper()
+	for _, s := range b.survivors(wantConfig) {
+		b.t.Error(s)
+	}
+}
+
+// survivors says what planted would fail the test for.
+func (b *battery) survivors(wantConfig string) []string {
+	var out []string
 	for _, f := range []string{".git/commondir", ".git/hooks/pre-commit", ".claude", ".claude/settings.json", ".envrc", ".cordon/x.yaml"} {
 		fi, err := os.Lstat(filepath.Join(b.ws, f))
 		if err == nil && !(f == ".claude" && fi.IsDir()) {
-			b.t.Errorf("%s survived the command", f)
+			out = append(out, f+" survived the command")
 		}
 	}
-	b.unchanged(filepath.Join(b.ws, ".git/config"), wantConfig)
+	config := filepath.Join(b.ws, ".git/config")
+	if data, err := os.ReadFile(config); err != nil || string(data) != wantConfig {
+		out = append(out, fmt.Sprintf("%s changed on the host: %q, %v", config, data, err))
+	}
+	return out
 }
 
 // plant is a script that plants everything planted checks, through a
@@ -135,8 +149,20 @@ func TestGuardShimKilled(t *testing.T) {
 				a.cmd.Wait()
 			}
 			// The guard puts things back as soon as it sees the shim
-			// gone; give it a moment, then wait past the late planters.
-			time.Sleep(2 * time.Second)
+			// gone: a moment for it (a loaded machine's may take
+			// seconds, which CI's took once), then past the late
+			// planters (they plant a second after their start), the
+			// places must stay as they were.
+			killed := time.Now()
+			for deadline := killed.Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				if !slices.ContainsFunc(attacks, func(a attack) bool { return len(a.b.survivors(a.config)) > 0 }) {
+					break
+				}
+			}
+			if d := time.Since(killed); d > 2*time.Second {
+				t.Logf("put back %v after the shims were killed", d.Round(time.Millisecond))
+			}
+			time.Sleep(1500 * time.Millisecond)
 			for _, a := range attacks {
 				outer := a.b.t
 				t.Run(a.name, func(t *testing.T) {
