@@ -23,6 +23,10 @@ type spawn struct {
 	env  []string
 	// stdin is the program's standard input.
 	stdin *os.File
+	// stderr is the descriptor that is the program's standard error
+	// when above 2 (bwrap's, a pipe of this process's); else this
+	// process's.
+	stderr int
 	// sys are the process attributes (process group, parent death
 	// signal).
 	sys *syscall.SysProcAttr
@@ -150,8 +154,12 @@ func (s *spawn) run(started chan<- error) (int, error) {
 		argv = append([]string{LimitRole, "limits", strconv.FormatUint(l.CPU, 10), strconv.FormatUint(l.FileSize, 10),
 			strconv.FormatUint(l.Files, 10), strconv.FormatUint(l.Memory, 10), s.path}, s.argv...)
 	}
+	stderr := uintptr(2)
+	if s.stderr > 2 {
+		stderr = uintptr(s.stderr)
+	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, 2}, Sys: s.sys,
+		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, stderr}, Sys: s.sys,
 	})
 	if s.forked != nil {
 		s.forked()

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CORDON_TEST_SOCKETS") != "" {
 		os.Exit(trySockets())
 	}
+	if os.Getenv("CORDON_TEST_TRAMP") != "" {
+		os.Exit(trampHelper())
+	}
 	os.Exit(m.Run())
 }
 
