@@ -331,7 +331,10 @@ func Main(args []string) int {
 		return fail("cannot run the real shell: %v", err)
 	}
 	// The caller's descriptors are the program's now: holding them
-	// would keep a pipe open after the program has ended.
+	// would keep a pipe open after the program has ended. Not before
+	// it has started for good: bwrap started again (a file went while
+	// it set up the sandbox) takes them from this process again.
+	<-child.Settled()
 	for _, f := range inherited {
 		switch {
 		case f == 0 || f == 1:

@@ -13,6 +13,9 @@ type Child struct {
 	done    chan childEnd   // receives once, when the program has ended
 	once    sync.Once
 	end     childEnd
+	// settled is closed once the program can no longer be started
+	// again (see [Child.Settled]); nil: at once.
+	settled chan struct{}
 }
 
 // childEnd is how a child ended: its exit status, shell style, or why it
@@ -41,6 +44,20 @@ func (c *Child) Forward(sig os.Signal) {
 func (c *Child) Wait() (int, error) {
 	c.once.Do(func() { c.end = <-c.done })
 	return c.end.code, c.end.err
+}
+
+// Settled is closed once the program has started for good, or ended:
+// bwrap, whose start failed because a file went meanwhile, is started
+// again with the descriptors this process has then (its standard input
+// and output, and every one inherited at its number), which must stay
+// open until then.
+func (c *Child) Settled() <-chan struct{} {
+	if c.settled == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return c.settled
 }
 
 // Pid is the program's process id: bwrap's for the bwrap backend.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // A spawn says how a backend starts a child: [spawn.start] runs it on a
@@ -54,6 +55,10 @@ type spawn struct {
 	// the sandbox because a file vanished meanwhile), and gives the
 	// argv to start it with again. At most [maxAgain] times.
 	again func(ws syscall.WaitStatus) ([]string, bool)
+	// settled, with again, reports whether the program started can no
+	// longer be started again (bwrap has set up its sandbox): it is
+	// asked every millisecond until then, on the thread that started it.
+	settled func() bool
 }
 
 // maxAgain bounds how often a program is started again (spawn.again).
@@ -65,11 +70,19 @@ const maxAgain = 3
 // --die-with-parent follows the thread that started it.
 func (s *spawn) start() (*Child, error) {
 	started := make(chan error, 1)
-	c := &Child{done: make(chan childEnd, 1)}
+	c := &Child{done: make(chan childEnd, 1), settled: make(chan struct{})}
+	settled := false
+	settle := func() {
+		if !settled {
+			settled = true
+			close(c.settled)
+		}
+	}
 	pids := make(chan int, 1)
 	var current atomic.Int64 // the pid signals go to: it changes when started again
 	// Never unlocked: see above.
 	goLocked(func() {
+		defer settle()
 		pid, err := s.run(started)
 		if err != nil {
 			return
@@ -78,11 +91,28 @@ func (s *spawn) start() (*Child, error) {
 		pids <- pid
 		var ws syscall.WaitStatus
 		for n := 0; ; n++ {
-			for {
-				_, err = syscall.Wait4(pid, &ws, 0, nil)
-				if err != syscall.EINTR {
-					break
+			if s.again == nil || s.settled == nil || n == maxAgain {
+				settle() // never started again
+			}
+			ended := false
+			for !settled && !ended {
+				// Until it has started for good, or ended.
+				var wpid int
+				wpid, err = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				switch {
+				case err == syscall.EINTR:
+					continue
+				case err != nil || wpid == pid:
+					ended = true
+				case s.settled():
+					settle()
+				default:
+					time.Sleep(time.Millisecond)
 				}
+			}
+			for !ended {
+				_, err = syscall.Wait4(pid, &ws, 0, nil)
+				ended = err != syscall.EINTR
 			}
 			if err != nil || s.again == nil || n == maxAgain {
 				break

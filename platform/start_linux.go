@@ -73,7 +73,10 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 		// copies of them (the directories it binds among them) are not
 		// kept while the command runs.
 		forked: func() { a.closeTheirs() },
-		finish: func() { a.flush(); a.close(); proxy.stop(); release() },
+		// bwrap took its block descriptor's byte: it sets up nothing
+		// more, and is not started again.
+		settled: func() bool { return !a.unread() },
+		finish:  func() { a.flush(); a.close(); proxy.stop(); release() },
 	}
 	// bwrap reads its block descriptor once every mount is made, just
 	// before it runs the program. Still unread when bwrap failed, it

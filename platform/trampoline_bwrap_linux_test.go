@@ -34,6 +34,10 @@ type trampJob struct {
 	Starts string
 	// Tramp, when set, is the trampoline's path ([testTrampoline]).
 	Tramp string
+	// Release lets go of standard output once the command has started
+	// for good ([Child.Settled]), as cordon's guard process does: it is
+	// /dev/null from then on, until the command has ended.
+	Release bool
 }
 
 // trampHelper is this test binary run by runTramp (CORDON_TEST_TRAMP
@@ -64,7 +68,19 @@ func trampHelper() int {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 202
 		}
+		out := -1
+		if j.Release {
+			<-c.Settled()
+			out, _ = unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+			null, _ := unix.Open(os.DevNull, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+			unix.Dup2(null, 1)
+			unix.Close(null)
+		}
 		c.Wait()
+		if out >= 0 {
+			unix.Dup2(out, 1)
+			unix.Close(out)
+		}
 		ws = c.WaitStatus()
 	}
 	if j.Starts != "" {
@@ -118,7 +134,10 @@ func trampDirs(t *testing.T) trampJob {
 // milliseconds each (another program's in /tmp): bwrap fails to set up
 // the sandbox when one goes while it mounts, and is started again. Every
 // command must run once, and the standard error must hold exactly what
-// the commands wrote: none of bwrap's lines about a missing path.
+// the commands wrote: none of bwrap's lines about a missing path. The
+// caller lets go of its standard output once the command has started
+// for good, as the guard process does: a command started again must
+// still have it.
 func TestBwrapStderrThroughChurn(t *testing.T) {
 	bwrapOrSkip(t)
 	j := trampDirs(t)
@@ -144,6 +163,7 @@ func TestBwrapStderrThroughChurn(t *testing.T) {
 	defer func() { stop.Store(true); wg.Wait() }()
 	j.Path, j.Argv = "/bin/sh", []string{"sh", "-c", "echo out-{i}; echo err-{i} >&2"}
 	j.Starts = filepath.Join(t.TempDir(), "starts")
+	j.Release = true
 	total, again := 0, 0
 	var wantOut, wantErr strings.Builder
 	var gotOut string
