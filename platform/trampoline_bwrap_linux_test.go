@@ -38,6 +38,8 @@ type trampJob struct {
 	// for good ([Child.Settled]), as cordon's guard process does: it is
 	// /dev/null from then on, until the command has ended.
 	Release bool
+	// Limits are the policy's.
+	Limits Limits
 }
 
 // trampHelper is this test binary run by runTramp (CORDON_TEST_TRAMP
@@ -53,7 +55,7 @@ func trampHelper() int {
 	testTrampoline = j.Tramp
 	var ws uint32
 	for i := range max(j.N, 1) {
-		p := &Policy{Workspace: j.WS, Scratch: []string{j.Root}, Writable: []string{j.WS}, Network: NetworkOff}
+		p := &Policy{Workspace: j.WS, Scratch: []string{j.Root}, Writable: []string{j.WS}, Network: NetworkOff, Limits: j.Limits}
 		b, err := newBwrap(p, j.State)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
@@ -271,6 +273,16 @@ func TestBwrapProgramStreams(t *testing.T) {
 	if st.ExitCode() != 0 || out != devIno(f)+"\n" || readErr(f) != "to-stderr\n" {
 		t.Errorf("exit %v, the program's fd 2 %q (want %s), stderr %q", st, out, devIno(f), readErr(f))
 	}
+
+	// The same through this binary setting resource limits first.
+	f = newErr()
+	j.Limits = Limits{Files: 512}
+	j.Argv = []string{"sh", "-c", `stat -L -c %d:%i /proc/self/fd/2; ulimit -n; echo to-stderr >&2`}
+	out, st = runTramp(t, j, f)
+	if st.ExitCode() != 0 || out != devIno(f)+"\n512\n" || readErr(f) != "to-stderr\n" {
+		t.Errorf("with limits: exit %v, output %q (want %s and 512), stderr %q", st, out, devIno(f), readErr(f))
+	}
+	j.Limits = Limits{}
 
 	// A terminal as standard error stays the program's terminal.
 	master, slave, err := openTerminal()
