@@ -192,13 +192,29 @@ func TestTrampolineRuns(t *testing.T) {
 			if code != 126 || k != "cordon: /etc/passwd: cannot execute\n" || errs != "" {
 				t.Errorf("a file that is no program: exit %d, K's file %q, stderr %q", code, k, errs)
 			}
+			// K of two digits.
+			kf, err := os.CreateTemp(t.TempDir(), "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer kf.Close()
+			argv12 := append(append(emu, tramp, "12"), "/bin/sh", "sh", "-c", "echo twelve >&2")
+			cmd12 := exec.Command(argv12[0], argv12[1:]...)
+			cmd12.ExtraFiles = make([]*os.File, 10)
+			cmd12.ExtraFiles[9] = kf // 12
+			if err := cmd12.Run(); err != nil {
+				t.Errorf("K=12: %v", err)
+			}
+			if data, _ := os.ReadFile(kf.Name()); string(data) != "twelve\n" {
+				t.Errorf("K=12: its file got %q", data)
+			}
 			// K not open: dup2 fails, the message goes to the standard
 			// error the trampoline has.
 			argv := append(append(emu, tramp, "9"), "/bin/true")
 			cmd := exec.Command(argv[0], argv[1:]...)
 			var eb bytes.Buffer
 			cmd.Stderr = &eb
-			err := cmd.Run()
+			err = cmd.Run()
 			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 126 || eb.String() != "cordon: /bin/true: cannot execute\n" {
 				t.Errorf("K not open: %v, stderr %q", err, eb.String())
 			}
