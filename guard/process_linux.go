@@ -331,25 +331,21 @@ func Main(args []string) int {
 		return fail("cannot run the real shell: %v", err)
 	}
 	// The caller's descriptors are the program's now: holding them
-	// would keep a pipe open after the program has ended. Once it runs:
-	// bwrap started again (a directory in /tmp gone while it set up)
-	// passes them once more, and got /dev/null for stdin and stdout, the
-	// command's output lost with its status 0, when they were dropped at
-	// once (TestStartAgainKeepsStreams).
-	go func() {
-		<-child.Running()
-		for _, f := range inherited {
-			switch {
-			case f == 0 || f == 1:
-				if null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0); err == nil {
-					unix.Dup2(null, f)
-					unix.Close(null)
-				}
-			case f > 2 && f != fd:
-				unix.Close(f)
+	// would keep a pipe open after the program has ended. Not before
+	// it has started for good: bwrap started again (a file went while
+	// it set up the sandbox) takes them from this process again.
+	<-child.Settled()
+	for _, f := range inherited {
+		switch {
+		case f == 0 || f == 1:
+			if null, err := unix.Open("/dev/null", unix.O_RDWR, 0); err == nil {
+				unix.Dup2(null, f)
+				unix.Close(null)
 			}
+		case f > 2 && f != fd:
+			unix.Close(f)
 		}
-	}()
+	}
 	fmt.Fprintf(conn, "pid %d\n", child.Pid())
 	gone := make(chan struct{})
 	go func() {

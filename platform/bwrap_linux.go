@@ -36,6 +36,11 @@ type bwrapBackend struct {
 	// proxySock is the socket of the proxy serving this start, with the
 	// network allowlist.
 	proxySock string
+	// tramp is the trampoline bwrap runs the command through, for one
+	// start ([bwrapBackend.startArgs]), with trampFD, the descriptor it
+	// makes the command's standard error; "" for none.
+	tramp   string
+	trampFD int
 }
 
 // emptyFile returns the path of an empty file of mode 0000 in dir, made
@@ -312,7 +317,9 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 	if dir != "" {
 		a = append(a, "--chdir", dir)
 	}
-	if p.Layer != "" {
+	var cmd []string
+	switch {
+	case p.Layer != "":
 		if p.Network == NetworkAllowlist {
 			cmd, err := netWrap(b.stateDir, b.socket(), b.policy, path, argv)
 			if err != nil {
@@ -320,14 +327,45 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			}
 			path, argv = cmd[0], cmd
 		}
-		cmd, err := b.layerCommand(path, argv, newFD)
-		return append(a, cmd...), err
+		if cmd, err = b.layerCommand(path, argv, newFD); err != nil {
+			return nil, err
+		}
+	case p.Network == NetworkAllowlist:
+		if cmd, err = b.netCommand(path, argv); err != nil {
+			return nil, err
+		}
+	case b.tramp != "":
+		if len(argv) == 0 {
+			argv = []string{path}
+		}
+		// argv[0] kept exactly by the trampoline: no --argv0 needed.
+		return append(a, slices.Concat([]string{"--", b.tramp, strconv.Itoa(b.trampFD), path}, argv)...), nil
+	default:
+		cmd = b.command(path, argv)
 	}
-	if p.Network == NetworkAllowlist {
-		cmd, err := b.netCommand(path, argv)
-		return append(a, cmd...), err
+	if b.tramp != "" {
+		// cordon inside the sandbox, which keeps argv itself, run by
+		// the trampoline: cmd is "--", its path, its argv from 1 on.
+		cmd = slices.Concat([]string{"--", b.tramp, strconv.Itoa(b.trampFD), cmd[1]}, cmd[1:])
 	}
-	return append(a, b.command(path, argv)...), nil
+	return append(a, cmd...), nil
+}
+
+// hides reports whether path cannot be reached inside p's sandbox: it
+// lies in a directory the sandbox covers (a hidden one, a private /tmp).
+func (p *Policy) hides(path string) bool {
+	return slices.ContainsFunc(p.mounts(), func(m mount) bool {
+		switch m.kind {
+		case mountHidden:
+		case mountScratch:
+			if !(p.PrivateTmp && m.path == "/tmp") && !strings.HasPrefix(m.path, "/dev/") {
+				return false
+			}
+		default:
+			return false
+		}
+		return Within(path, m.path)
+	})
 }
 
 // command returns the end of bwrap's command line: the program and its

@@ -320,13 +320,13 @@ func TestBwrapStartsAgainWhenAPathVanishes(t *testing.T) {
 	}
 }
 
-// TestBwrapRunningAfterAgain: a child started again is running (its
+// TestBwrapSettledAfterAgain: a child started again has settled (its
 // caller may drop its copies of the standard streams and inherited
 // descriptors, as the guard's process does) only once the start that
 // runs the program got past bwrap's set-up. Said at once, the guard gave
 // the second bwrap /dev/null for stdin and stdout: the command's output
 // was lost, with its exit status 0.
-func TestBwrapRunningAfterAgain(t *testing.T) {
+func TestBwrapSettledAfterAgain(t *testing.T) {
 	root := t.TempDir()
 	ws, litter := filepath.Join(root, "ws"), filepath.Join(root, "litter")
 	for _, d := range []string{ws, litter} {
@@ -358,7 +358,7 @@ func TestBwrapRunningAfterAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-c.Running():
+	case <-c.Settled():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the child never said it runs")
 	}
@@ -372,9 +372,9 @@ func TestBwrapRunningAfterAgain(t *testing.T) {
 		t.Errorf("the command ran %q, want once", out)
 	}
 	select {
-	case <-c.Running():
+	case <-c.Settled():
 	default:
-		t.Error("Running still open after the end")
+		t.Error("Settled still open after the end")
 	}
 }
 

@@ -11,9 +11,11 @@ type Child struct {
 	forward func(os.Signal) // nil: signals are not passed on
 	pid     int             // the program's process id (0 where unknown)
 	done    chan childEnd   // receives once, when the program has ended
-	running chan struct{}   // closed once it cannot be started again (nil: at once)
 	once    sync.Once
 	end     childEnd
+	// settled is closed once the program can no longer be started
+	// again (see [Child.Settled]); nil: at once.
+	settled chan struct{}
 }
 
 // childEnd is how a child ended: its exit status, shell style, or why it
@@ -44,23 +46,19 @@ func (c *Child) Wait() (int, error) {
 	return c.end.code, c.end.err
 }
 
-// Running is closed once the program runs past what could make it start
-// again (bwrap's set-up: see spawn.again), or has ended. Until then the
-// caller's descriptors (standard streams, inherited ones) must stay as
-// they are in this process: a start again passes them once more.
-func (c *Child) Running() <-chan struct{} {
-	if c.running == nil {
-		return closed
+// Settled is closed once the program has started for good, or ended:
+// bwrap, whose start failed because a file went meanwhile, is started
+// again with the descriptors this process has then (its standard input
+// and output, and every one inherited at its number), which must stay
+// open until then.
+func (c *Child) Settled() <-chan struct{} {
+	if c.settled == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
 	}
-	return c.running
+	return c.settled
 }
-
-// closed is a channel closed from the start.
-var closed = func() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
-}()
 
 // Pid is the program's process id: bwrap's for the bwrap backend.
 func (c *Child) Pid() int { return c.pid }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -25,6 +24,10 @@ type spawn struct {
 	env  []string
 	// stdin is the program's standard input.
 	stdin *os.File
+	// stderr is the descriptor that is the program's standard error
+	// when above 2 (bwrap's, a pipe of this process's); else this
+	// process's.
+	stderr int
 	// sys are the process attributes (process group, parent death
 	// signal).
 	sys *syscall.SysProcAttr
@@ -52,15 +55,11 @@ type spawn struct {
 	// the sandbox because a file vanished meanwhile), and gives the
 	// argv to start it with again. At most [maxAgain] times.
 	again func(ws syscall.WaitStatus) ([]string, bool)
-	// ran, with again, reports whether the program started last got
-	// past what again looks at (bwrap read its block descriptor): from
-	// then on it is not started again ([Child.Running]). It is called
-	// on a goroutine of its own, never at the same time as again.
-	ran func() bool
+	// settled, with again, reports whether the program started can no
+	// longer be started again (bwrap has set up its sandbox): it is
+	// asked every millisecond until then, on the thread that started it.
+	settled func() bool
 }
-
-// ranEvery is how often [spawn.ran] is asked while bwrap sets up.
-const ranEvery = 2 * time.Millisecond
 
 // maxAgain bounds how often a program is started again (spawn.again).
 const maxAgain = 3
@@ -71,71 +70,67 @@ const maxAgain = 3
 // --die-with-parent follows the thread that started it.
 func (s *spawn) start() (*Child, error) {
 	started := make(chan error, 1)
-	c := &Child{done: make(chan childEnd, 1)}
+	c := &Child{done: make(chan childEnd, 1), settled: make(chan struct{})}
+	settled := false
+	settle := func() {
+		if !settled {
+			settled = true
+			close(c.settled)
+		}
+	}
 	pids := make(chan int, 1)
 	var current atomic.Int64 // the pid signals go to: it changes when started again
-	// again and ran take turns: again replaces what ran looks at.
-	var turn sync.Mutex
-	ended := false
-	if s.again != nil && s.ran != nil {
-		c.running = make(chan struct{})
-	}
 	// Never unlocked: see above.
 	goLocked(func() {
+		defer settle()
 		pid, err := s.run(started)
 		if err != nil {
 			return
 		}
 		current.Store(int64(pid))
 		pids <- pid
-		if c.running != nil {
-			go func() {
-				defer close(c.running)
-				for {
-					turn.Lock()
-					done := ended || s.ran()
-					turn.Unlock()
-					if done {
-						return
-					}
-					time.Sleep(ranEvery)
-				}
-			}()
-		}
 		var ws syscall.WaitStatus
-		var startErr error // a start again that failed
 		for n := 0; ; n++ {
-			for {
-				_, err = syscall.Wait4(pid, &ws, 0, nil)
-				if err != syscall.EINTR {
-					break
+			if s.again == nil || s.settled == nil || n == maxAgain {
+				settle() // never started again
+			}
+			ended := false
+			for !settled && !ended {
+				// Until it has started for good, or ended.
+				var wpid int
+				wpid, err = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				switch {
+				case err == syscall.EINTR:
+					continue
+				case err != nil || wpid == pid:
+					ended = true
+				case s.settled():
+					settle()
+				default:
+					time.Sleep(time.Millisecond)
 				}
+			}
+			for !ended {
+				_, err = syscall.Wait4(pid, &ws, 0, nil)
+				ended = err != syscall.EINTR
 			}
 			if err != nil || s.again == nil || n == maxAgain {
 				break
 			}
-			turn.Lock()
 			argv, ok := s.again(ws)
-			turn.Unlock()
 			if !ok {
 				break
 			}
 			s.argv = argv
 			retry := make(chan error, 1)
-			if pid, startErr = s.run(retry); startErr != nil {
-				break
+			if pid, err = s.run(retry); err != nil {
+				c.done <- childEnd{code: 126, err: err}
+				return
 			}
 			current.Store(int64(pid))
 		}
-		turn.Lock()
-		ended = true
-		turn.Unlock()
 		if s.finish != nil {
 			s.finish()
-		}
-		if startErr != nil {
-			c.done <- childEnd{code: 126, err: startErr}
-			return
 		}
 		if err != nil {
 			c.done <- childEnd{code: 126, err: fmt.Errorf("cannot wait for %s: %w", s.path, err)}
@@ -189,8 +184,12 @@ func (s *spawn) run(started chan<- error) (int, error) {
 		argv = append([]string{LimitRole, "limits", strconv.FormatUint(l.CPU, 10), strconv.FormatUint(l.FileSize, 10),
 			strconv.FormatUint(l.Files, 10), strconv.FormatUint(l.Memory, 10), s.path}, s.argv...)
 	}
+	stderr := uintptr(2)
+	if s.stderr > 2 {
+		stderr = uintptr(s.stderr)
+	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
-		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, 2}, Sys: s.sys,
+		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, stderr}, Sys: s.sys,
 	})
 	if s.forked != nil {
 		s.forked()

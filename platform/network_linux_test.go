@@ -31,6 +31,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CORDON_TEST_SOCKETS") != "" {
 		os.Exit(trySockets())
 	}
+	if len(os.Args) > 1 && os.Args[0] == LimitRole && os.Args[1] == "limits" {
+		os.Exit(LimitMain(os.Args)) // (a sandbox with limits: trampHelper's)
+	}
+	if os.Getenv("CORDON_TEST_TRAMP") != "" {
+		os.Exit(trampHelper())
+	}
 	os.Exit(m.Run())
 }
 

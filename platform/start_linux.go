@@ -1,12 +1,15 @@
 package platform
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,13 +36,27 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 		release()
 		return nil, err
 	}
-	a, err := b.startArgs(path, argv, env, terminal)
+	// bwrap's standard error is a pipe of this process's, through the
+	// trampoline (see trampoline_linux.go): what a failed start prints
+	// is not the command's. Without it, as bwrap has it.
+	tramp := ""
+	if filepath.IsAbs(path) {
+		tramp = trampoline(b.stateDir)
+		if tramp != "" && b.policy.hides(tramp) {
+			tramp = ""
+		}
+		if testTrampoline != "" {
+			tramp = testTrampoline
+		}
+	}
+	a, err := b.startArgs(path, argv, env, terminal, tramp)
 	if err != nil {
 		proxy.stop()
 		release()
 		return nil, err
 	}
-	s := &spawn{
+	var s *spawn
+	s = &spawn{
 		prepare: func() error {
 			if bwrapStarting != nil {
 				bwrapStarting()
@@ -47,7 +64,7 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 			scopeThread()
 			return nil
 		},
-		path: b.probe.Path, argv: a.argv, env: env, stdin: stdin,
+		path: b.probe.Path, argv: a.argv, env: env, stdin: stdin, stderr: a.errW,
 		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
 		limits: b.limits(),
 		signal: func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
@@ -56,7 +73,10 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 		// copies of them (the directories it binds among them) are not
 		// kept while the command runs.
 		forked: func() { a.closeTheirs() },
-		finish: func() { a.close(); proxy.stop(); release() },
+		// bwrap took its block descriptor's byte: it sets up nothing
+		// more, and is not started again.
+		settled: func() bool { return !a.unread() },
+		finish:  func() { a.flush(); a.close(); proxy.stop(); release() },
 	}
 	// bwrap reads its block descriptor once every mount is made, just
 	// before it runs the program. Still unread when bwrap failed, it
@@ -65,18 +85,28 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 	// and a fresh command line, which leaves out what is gone, can
 	// start it safely.
 	s.again = func(ws syscall.WaitStatus) ([]string, bool) {
-		if !ws.Exited() || ws.ExitStatus() != 1 || !a.unread() {
+		if !ws.Exited() || ws.ExitStatus() != 1 {
 			return nil, false
 		}
-		a.close()
-		next, err := b.startArgs(path, argv, env, terminal)
-		if err != nil {
-			return nil, false // (a, closed, is closed again at the end)
+		if !a.unread() {
+			// bwrap ran the program, unless what it could not execute
+			// was the trampoline (a sandbox where that file cannot be
+			// executed): then without it.
+			if tramp == "" || a.errs == nil || !bytes.Contains(a.errs.end(), []byte("bwrap: execvp "+tramp+":")) {
+				return nil, false
+			}
+			tramp = ""
 		}
+		next, err := b.startArgs(path, argv, env, terminal, tramp)
+		if err != nil {
+			return nil, false // (a, and what bwrap printed, at the end)
+		}
+		// What the failed bwrap printed goes with it.
+		a.close()
 		a = next
+		s.stderr = a.errW
 		return a.argv, true
 	}
-	s.ran = func() bool { return !a.unread() }
 	c, err := s.start()
 	if err != nil {
 		a.close()
@@ -89,6 +119,9 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 // bwrapStarting, when set (by tests), runs just before bwrap starts.
 var bwrapStarting func()
 
+// testTrampoline, when set (by tests), is the trampoline's path.
+var testTrampoline string
+
 // bwrapStart is one command line for bwrap, with the descriptors it
 // reads: the seccomp filter, empty files, and the block descriptor
 // whose byte bwrap takes once the sandbox is set up.
@@ -99,11 +132,42 @@ type bwrapStart struct {
 	// blockRead is bwrap's end of the block pipe, kept open here until
 	// the end: the byte stays countable whatever bwrap did.
 	blockRead int
+	// errW is bwrap's standard error with the trampoline: the write end
+	// of a pipe, close-on-exec here; -1 without (bwrap has this
+	// process's).
+	errW int
+	// errs reads the other end, from the start to the end of bwrap.
+	errs *errReader
 }
 
-// startArgs makes bwrap's command line for Start.
-func (b *bwrapBackend) startArgs(path string, argv, env []string, terminal bool) (*bwrapStart, error) {
-	a := &bwrapStart{block: -1, blockRead: -1}
+// startArgs makes bwrap's command line for Start. With tramp, the path
+// of the trampoline, bwrap's standard error is a pipe ([bwrapStart.errW])
+// and bwrap runs the trampoline, which gives the program this process's
+// standard error and runs it; with none (or when a descriptor for it
+// cannot be had), as bwrap has it.
+func (b *bwrapBackend) startArgs(path string, argv, env []string, terminal bool, tramp string) (*bwrapStart, error) {
+	a := &bwrapStart{block: -1, blockRead: -1, errW: -1}
+	if tramp != "" {
+		// This process's standard error, for the program: at the lowest
+		// number open nowhere here, inherited across the exec (as the
+		// data descriptors are) and closed here right after the fork.
+		// The trampoline closes it before it runs the program, which
+		// then has exactly the descriptors it had without it.
+		k, err := unix.FcntlInt(2, unix.F_DUPFD, 3)
+		if err == nil {
+			var p [2]int
+			if unix.Pipe2(p[:], unix.O_CLOEXEC) == nil {
+				unix.SetNonblock(p[0], true)
+				a.errW, a.errs = p[1], readErrs(p[0])
+				a.fds = append(a.fds, k)
+				c := *b
+				c.tramp, c.trampFD = tramp, k
+				b = &c
+			} else {
+				unix.Close(k)
+			}
+		}
+	}
 	var p [2]int
 	if err := unix.Pipe2(p[:], 0); err != nil {
 		return nil, fmt.Errorf("cannot make a pipe for bwrap: %w", err)
@@ -152,17 +216,83 @@ func (a *bwrapStart) closeTheirs() {
 		unix.Close(fd)
 	}
 	a.fds = nil
+	if a.errW >= 0 {
+		unix.Close(a.errW)
+		a.errW = -1
+	}
 }
 
-// close closes the descriptors of a.
+// close closes the descriptors of a, and drops what bwrap printed and
+// was not flushed.
 func (a *bwrapStart) close() {
 	a.closeTheirs()
+	if a.errs != nil {
+		a.errs.close()
+		a.errs = nil
+	}
 	for _, fd := range []*int{&a.block, &a.blockRead} {
 		if *fd >= 0 {
 			unix.Close(*fd)
 			*fd = -1
 		}
 	}
+}
+
+// flush writes what bwrap printed on its standard error (its own
+// errors: the program has this process's) to this process's, once bwrap
+// has ended.
+func (a *bwrapStart) flush() {
+	if a.errs == nil {
+		return
+	}
+	if data := a.errs.end(); len(data) > 0 {
+		os.Stderr.Write(data)
+	}
+	a.errs.close()
+	a.errs = nil
+}
+
+// maxBwrapErrs bounds what is kept of bwrap's standard error; the rest
+// is read and dropped, so that bwrap never waits on a full pipe.
+const maxBwrapErrs = 64 << 10
+
+// An errReader reads bwrap's standard error to its end.
+type errReader struct {
+	f    *os.File
+	data []byte
+	done chan struct{}
+}
+
+// readErrs reads descriptor fd (non-blocking) on a goroutine of its own.
+func readErrs(fd int) *errReader {
+	e := &errReader{f: os.NewFile(uintptr(fd), "bwrap-stderr"), done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := e.f.Read(buf)
+			e.data = append(e.data, buf[:min(n, maxBwrapErrs-len(e.data))]...)
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return e
+}
+
+// end returns what was read, once bwrap has ended: to the end of the
+// pipe, or for at most a second more (a process that inherited the
+// write end, which bwrap's never does, keeps it open).
+func (e *errReader) end() []byte {
+	e.f.SetReadDeadline(time.Now().Add(time.Second))
+	<-e.done
+	return e.data
+}
+
+// close stops the reading and drops what was read.
+func (e *errReader) close() {
+	e.f.Close()
+	<-e.done
 }
 
 // forwardOne passes one signal to the shell inside bwrap's sandbox; see

@@ -275,7 +275,7 @@ func (m *manager) setup() error {
 	// more, and a keeper without its end ended the session before its
 	// first command (agent.txtar's two sessions were one in CI).
 	go func() {
-		<-child.Running()
+		<-child.Settled()
 		unix.Close(pair[1])
 		null.Close()
 	}()
