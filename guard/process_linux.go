@@ -333,19 +333,25 @@ func Main(args []string) int {
 	// The caller's descriptors are the program's now: holding them
 	// would keep a pipe open after the program has ended. Not before
 	// it has started for good: bwrap started again (a file went while
-	// it set up the sandbox) takes them from this process again.
-	<-child.Settled()
-	for _, f := range inherited {
-		switch {
-		case f == 0 || f == 1:
-			if null, err := unix.Open("/dev/null", unix.O_RDWR, 0); err == nil {
-				unix.Dup2(null, f)
-				unix.Close(null)
+	// it set up the sandbox) takes them from this process again. On a
+	// goroutine of its own: in a terminal the shim gives the command
+	// the foreground once it has the pid below, and bwrap, stopped in
+	// the background until then, would never get there (a synchronous
+	// wait hung TestTerminalAttack).
+	go func() {
+		<-child.Settled()
+		for _, f := range inherited {
+			switch {
+			case f == 0 || f == 1:
+				if null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0); err == nil {
+					unix.Dup2(null, f)
+					unix.Close(null)
+				}
+			case f > 2 && f != fd:
+				unix.Close(f)
 			}
-		case f > 2 && f != fd:
-			unix.Close(f)
 		}
-	}
+	}()
 	fmt.Fprintf(conn, "pid %d\n", child.Pid())
 	gone := make(chan struct{})
 	go func() {
