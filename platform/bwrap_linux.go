@@ -202,7 +202,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 		}
 	}
 	var remount []string
-	blocked := map[string]bool{}
+	entered := map[string]bool{}
 	// hideFile lays an empty file no one may read over the file at path.
 	hideFile := func(path string) error {
 		if b.empty != "" {
@@ -225,14 +225,6 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 				a = append(a, "--bind", m.path, m.path)
 			}
 		case mountWritable, mountReadOnly, mountVisible:
-			if othersBlock(filepath.Dir(m.path), blocked) {
-				// Below another user's directory that no command of
-				// this user can pass (a 0700 one in /tmp holding a
-				// socket: root's bwrap failed on its pins, four times,
-				// and ran nothing): no command can reach it to move or
-				// write it, and bwrap could not bind it.
-				continue
-			}
 			src := m.path
 			if m.src != "" {
 				src = m.src
@@ -271,14 +263,12 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			}
 		case mountHidden:
 			fi, err := os.Lstat(m.path)
-			if err != nil || othersBlock(filepath.Dir(m.path), blocked) {
+			if err != nil || !searchable(filepath.Dir(m.path), entered) {
 				// Gone since the policy was made, or in a directory
 				// no command of this user can enter (another user's
 				// 0700 directory in /tmp, where bwrap, without
 				// capabilities over that user's files, could not lay
-				// anything either): nothing to hide. (A directory of
-				// this user's that it cannot enter, mode 0, blocks
-				// nothing: a command can chmod it back.)
+				// anything either): nothing to hide.
 				continue
 			}
 			// An empty directory or file that no one may read, not even
@@ -795,25 +785,6 @@ func searchable(dir string, known map[string]bool) bool {
 	ok := enterable(dir) && (dir == "/" || dir == "." || searchable(filepath.Dir(dir), known))
 	known[dir] = ok
 	return ok
-}
-
-// othersBlock reports whether a directory on the way to dir (dir
-// included) is another user's and lets this process's user pass by
-// neither its group's nor everyone's search bit: no command of this user
-// can get past it, capabilities or not (inside bwrap's user namespace,
-// those apply to this user's files alone). One of this user's own never
-// blocks: its owner can chmod it. known remembers the answers.
-func othersBlock(dir string, known map[string]bool) bool {
-	if b, seen := known[dir]; seen {
-		return b
-	}
-	var st unix.Stat_t
-	b := unix.Stat(dir, &st) == nil && int(st.Uid) != os.Geteuid() && !enterable(dir)
-	if !b && dir != "/" && dir != "." {
-		b = othersBlock(filepath.Dir(dir), known)
-	}
-	known[dir] = b
-	return b
 }
 
 // enterable reports whether dir itself grants search to this process's
