@@ -271,13 +271,13 @@ func TestElfInterp(t *testing.T) {
 	}
 }
 
-// TestBwrapStartsAgainWhenAPathVanishes removes a hidden file's directory,
-// and puts a file in its place, between the command line and bwrap's
-// mounts (as another program cleaning /tmp does): bwrap cannot set up the
-// sandbox, and the command must run all the same, exactly once.
-func TestBwrapStartsAgainWhenAPathVanishes(t *testing.T) {
+// vanishingLitter is a bwrap backend whose policy hides a file in the
+// directory litter, in scratch beside the workspace ws: a test removes
+// litter while bwrap sets up.
+func vanishingLitter(t *testing.T) (b *bwrapBackend, ws, litter string) {
+	t.Helper()
 	root := t.TempDir()
-	ws, litter := filepath.Join(root, "ws"), filepath.Join(root, "litter")
+	ws, litter = filepath.Join(root, "ws"), filepath.Join(root, "litter")
 	for _, d := range []string{ws, litter} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -286,13 +286,23 @@ func TestBwrapStartsAgainWhenAPathVanishes(t *testing.T) {
 	hidden := filepath.Join(litter, "s.sock")
 	os.WriteFile(hidden, []byte("x"), 0o600)
 	p := &Policy{Workspace: ws, Scratch: []string{root}, Writable: []string{ws}, Hidden: []string{hidden}, Network: NetworkOff}
-	b, err := newBwrap(p, t.TempDir())
+	var err error
+	b, err = newBwrap(p, t.TempDir())
 	if err != nil {
 		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)
 		}
 		t.Skip(err)
 	}
+	return b, ws, litter
+}
+
+// TestBwrapStartsAgainWhenAPathVanishes removes a hidden file's directory,
+// and puts a file in its place, between the command line and bwrap's
+// mounts (as another program cleaning /tmp does): bwrap cannot set up the
+// sandbox, and the command must run all the same, exactly once.
+func TestBwrapStartsAgainWhenAPathVanishes(t *testing.T) {
+	b, ws, litter := vanishingLitter(t)
 	starts := 0
 	bwrapStarting = func() {
 		starts++
@@ -326,23 +336,7 @@ func TestBwrapStartsAgainWhenAPathVanishes(t *testing.T) {
 // the second bwrap /dev/null for stdin and stdout: the command's output
 // was lost, with its exit status 0.
 func TestBwrapSettledAfterAgain(t *testing.T) {
-	root := t.TempDir()
-	ws, litter := filepath.Join(root, "ws"), filepath.Join(root, "litter")
-	for _, d := range []string{ws, litter} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	hidden := filepath.Join(litter, "s.sock")
-	os.WriteFile(hidden, []byte("x"), 0o600)
-	p := &Policy{Workspace: ws, Scratch: []string{root}, Writable: []string{ws}, Hidden: []string{hidden}, Network: NetworkOff}
-	b, err := newBwrap(p, t.TempDir())
-	if err != nil {
-		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	b, ws, litter := vanishingLitter(t)
 	var starts atomic.Int32
 	bwrapStarting = func() {
 		if starts.Add(1) == 1 {
